@@ -1,0 +1,369 @@
+//! The TOML config: parsed, then turned into validated settings in one place.
+//!
+//! Every error names the file, the line and column, the setting, what was given and what is
+//! accepted. Unknown keys are errors, with a suggestion when one is close to a known key.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use shakmaty::Role;
+use toml::Spanned;
+
+use crate::engine::clock::TimeControl;
+use crate::engine::rules::{Mode, RuleProfile};
+use crate::engine::Settings;
+use crate::speech::phrase::{FileWords, Lang, Phrases, Style};
+
+/// Where the daemon looks when `--config` is not given.
+pub const DEFAULT_PATH: &str = "/etc/chessboardd/config.toml";
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawConfig {
+    #[serde(default)]
+    pub rules: RawRules,
+    #[serde(default)]
+    pub board: RawBoard,
+    #[serde(default)]
+    pub clock: RawClock,
+    #[serde(default)]
+    pub speech: RawSpeech,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawRules {
+    pub profile: Option<Spanned<String>>,
+    pub mode: Option<Spanned<String>>,
+    pub promotion_timeout_ms: Option<Spanned<i64>>,
+    pub promotion_default: Option<Spanned<String>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawBoard {
+    pub name: Option<Spanned<String>>,
+    pub debounce_ms: Option<Spanned<i64>>,
+    pub settle_ms: Option<Spanned<i64>>,
+    pub mismatch_ms: Option<Spanned<i64>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawClock {
+    pub time_control: Option<Spanned<String>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSpeech {
+    pub lang: Option<Spanned<String>>,
+    pub style: Option<Spanned<String>>,
+    pub files: Option<Spanned<String>>,
+}
+
+/// A config problem, already phrased for a person.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct ConfigError(pub String);
+
+/// The validated config.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub settings: Settings,
+    pub lang: Lang,
+    pub style: Style,
+    pub files: FileWords,
+    /// Names of the boards (the replay's `BOARD:` prefix).
+    pub boards: Vec<String>,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            settings: Settings::default(),
+            lang: Lang::default(),
+            style: Style::default(),
+            files: FileWords::default(),
+            boards: vec!["board".to_string()],
+        }
+    }
+}
+
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rfind('\n').map_or(before.chars().count(), |nl| {
+        before[nl + 1..].chars().count()
+    }) + 1;
+    (line, col)
+}
+
+fn levenshtein(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur.push(
+                (prev[j] + usize::from(ca != *cb))
+                    .min(prev[j + 1] + 1)
+                    .min(cur[j] + 1),
+            );
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// Adds "did you mean" to toml's unknown-field messages.
+fn suggest(message: &str) -> String {
+    let Some(rest) = message.strip_prefix("unknown field `") else {
+        return message.to_string();
+    };
+    let Some((given, expected)) = rest.split_once("`, expected ") else {
+        return message.to_string();
+    };
+    let best = expected
+        .split(['`', ',', ' '])
+        .filter(|k| !k.is_empty() && *k != "one" && *k != "of" && *k != "or")
+        .map(|k| (levenshtein(given, k), k))
+        .min();
+    match best {
+        Some((d, k)) if d <= 3 => format!("{message}; did you mean `{k}`?"),
+        _ => message.to_string(),
+    }
+}
+
+struct Ctx<'a> {
+    path: &'a Path,
+    text: &'a str,
+}
+
+impl Ctx<'_> {
+    fn err<T>(
+        &self,
+        span: std::ops::Range<usize>,
+        key: &str,
+        msg: String,
+    ) -> Result<T, ConfigError> {
+        let (line, col) = line_col(self.text, span.start);
+        Err(ConfigError(format!(
+            "{}: line {line}, column {col}: {key}: {msg}",
+            self.path.display()
+        )))
+    }
+
+    fn parse<T: std::str::FromStr<Err = String>>(
+        &self,
+        v: &Option<Spanned<String>>,
+        key: &str,
+        default: T,
+    ) -> Result<T, ConfigError> {
+        match v {
+            None => Ok(default),
+            Some(s) => s.get_ref().parse().or_else(|e| self.err(s.span(), key, e)),
+        }
+    }
+
+    fn millis(
+        &self,
+        v: &Option<Spanned<i64>>,
+        key: &str,
+        range: std::ops::RangeInclusive<i64>,
+        default: u64,
+    ) -> Result<u64, ConfigError> {
+        match v {
+            None => Ok(default),
+            Some(s) if range.contains(s.get_ref()) => Ok(*s.get_ref() as u64),
+            Some(s) => self.err(
+                s.span(),
+                key,
+                format!(
+                    "{} is out of range (accepted: {} to {} milliseconds)",
+                    s.get_ref(),
+                    range.start(),
+                    range.end()
+                ),
+            ),
+        }
+    }
+}
+
+impl Config {
+    /// Reads and validates a config file.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| ConfigError(format!("{}: cannot read the config: {e}", path.display())))?;
+        Config::parse(path, &text)
+    }
+
+    /// Validates config text; `path` is only used in messages.
+    pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
+        let raw: RawConfig = toml::from_str(text).map_err(|e| {
+            let msg = suggest(e.message());
+            match e.span() {
+                Some(span) => {
+                    let (line, col) = line_col(text, span.start);
+                    ConfigError(format!(
+                        "{}: line {line}, column {col}: {msg}",
+                        path.display()
+                    ))
+                }
+                None => ConfigError(format!("{}: {msg}", path.display())),
+            }
+        })?;
+        let cx = Ctx { path, text };
+        let d = Settings::default();
+        let promotion_default = match &raw.rules.promotion_default {
+            None => Role::Queen,
+            Some(s) => match s.get_ref().as_str() {
+                "queen" => Role::Queen,
+                "rook" => Role::Rook,
+                "bishop" => Role::Bishop,
+                "knight" => Role::Knight,
+                other => {
+                    return cx.err(
+                        s.span(),
+                        "rules.promotion_default",
+                        format!("'{other}' is not a piece (accepted: queen, rook, bishop, knight)"),
+                    )
+                }
+            },
+        };
+        let time_control = match &raw.clock.time_control {
+            None => None,
+            Some(s) if s.get_ref().is_empty() || s.get_ref() == "-" => None,
+            Some(s) => Some(
+                s.get_ref()
+                    .parse::<TimeControl>()
+                    .or_else(|e| cx.err(s.span(), "clock.time_control", e.to_string()))?,
+            ),
+        };
+        let lang: Lang = cx.parse(&raw.speech.lang, "speech.lang", Lang::default())?;
+        let style: Style = cx.parse(&raw.speech.style, "speech.style", Style::default())?;
+        let files: FileWords = cx.parse(&raw.speech.files, "speech.files", FileWords::default())?;
+        let settings = Settings {
+            rules: cx.parse(&raw.rules.profile, "rules.profile", RuleProfile::default())?,
+            mode: cx.parse(&raw.rules.mode, "rules.mode", Mode::default())?,
+            debounce_ms: cx.millis(
+                &raw.board.debounce_ms,
+                "board.debounce_ms",
+                0..=1000,
+                d.debounce_ms,
+            )?,
+            settle_ms: cx.millis(
+                &raw.board.settle_ms,
+                "board.settle_ms",
+                0..=2000,
+                d.settle_ms,
+            )?,
+            mismatch_ms: cx.millis(
+                &raw.board.mismatch_ms,
+                "board.mismatch_ms",
+                100..=60_000,
+                d.mismatch_ms,
+            )?,
+            promotion_ms: cx.millis(
+                &raw.rules.promotion_timeout_ms,
+                "rules.promotion_timeout_ms",
+                0..=60_000,
+                d.promotion_ms,
+            )?,
+            promotion_default,
+            time_control,
+            phrases: Phrases::new(lang, style, files),
+        };
+        let name = raw
+            .board
+            .name
+            .map_or_else(|| "board".to_string(), |n| n.into_inner());
+        Ok(Config {
+            settings,
+            lang,
+            style,
+            files,
+            boards: vec![name],
+        })
+    }
+
+    /// Sets the announcement language, style or file words and rebuilds the phrases.
+    pub fn set_speech(
+        &mut self,
+        lang: Option<Lang>,
+        style: Option<Style>,
+        files: Option<FileWords>,
+    ) {
+        self.lang = lang.unwrap_or(self.lang);
+        self.style = style.unwrap_or(self.style);
+        self.files = files.unwrap_or(self.files);
+        self.settings.phrases = Phrases::new(self.lang, self.style, self.files);
+    }
+}
+
+/// The config path to use: the one given, or the default one when it exists.
+pub fn resolve(given: Option<&Path>) -> Option<PathBuf> {
+    match given {
+        Some(p) => Some(p.to_path_buf()),
+        None => {
+            let p = PathBuf::from(DEFAULT_PATH);
+            p.exists().then_some(p)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(text: &str) -> String {
+        Config::parse(Path::new("test.toml"), text).unwrap_err().0
+    }
+
+    #[test]
+    fn empty_config_gives_the_defaults() {
+        let c = Config::parse(Path::new("x.toml"), "").unwrap();
+        assert_eq!(c.settings.debounce_ms, 30);
+        assert_eq!(c.settings.rules.name, "fide-2005");
+        assert_eq!(c.settings.mode, Mode::Tournament);
+        assert!(c.settings.time_control.is_none());
+    }
+
+    #[test]
+    fn errors_name_file_line_key_and_accepted_values() {
+        let e = err("[rules]\nprofile = \"fide-2000\"\n");
+        assert!(
+            e.starts_with("test.toml: line 2, column 11: rules.profile: unknown rules 'fide-2000'"),
+            "{e}"
+        );
+        assert!(e.contains("fide-1997, fide-2005, fide-2023"), "{e}");
+        let e = err("[board]\n\ndebounce_ms = 5000\n");
+        assert!(
+            e.contains("line 3") && e.contains("board.debounce_ms") && e.contains("0 to 1000"),
+            "{e}"
+        );
+        let e = err("[clock]\ntime_control = \"5 minutes\"\n");
+        assert!(
+            e.contains("line 2") && e.contains("clock.time_control"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn unknown_keys_are_errors_with_a_suggestion() {
+        let e = err("[board]\ndebounce = 30\n");
+        assert!(
+            e.contains("line 2") && e.contains("unknown field `debounce`"),
+            "{e}"
+        );
+        assert!(e.contains("did you mean `debounce_ms`?"), "{e}");
+        let e = err("[speach]\n");
+        assert!(e.contains("did you mean `speech`?"), "{e}");
+    }
+
+    #[test]
+    fn syntax_errors_give_the_line() {
+        let e = err("[rules]\nmode = tournament\n");
+        assert!(e.starts_with("test.toml: line 2"), "{e}");
+    }
+}

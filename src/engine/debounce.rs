@@ -1,0 +1,145 @@
+//! Per-square debouncing of raw sensor readings.
+//!
+//! A reed switch bounces for about a millisecond and a sliding piece brushes squares it passes;
+//! a square's new state counts only once it has held, unchanged, for the debounce time. The
+//! state of a square is a small code (see [`SquareState`]) so that boards which identify pieces
+//! are debounced the same way as occupancy-only boards.
+
+use shakmaty::{Bitboard, Square};
+
+use super::event::Millis;
+
+/// What a sensor says about one square: 0 = empty, 1 = occupied by an unknown piece,
+/// 2..=13 = a known piece (see [`piece_code`](super::tracker::piece_code)).
+pub type SquareState = u8;
+
+pub const EMPTY: SquareState = 0;
+pub const OCCUPIED: SquareState = 1;
+
+/// A debounced change of one square.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Change {
+    pub t: Millis,
+    pub square: Square,
+    pub state: SquareState,
+}
+
+#[derive(Clone, Debug)]
+pub struct Debouncer {
+    debounce: Millis,
+    stable: [SquareState; 64],
+    raw: [SquareState; 64],
+    /// When the raw state of each pending square last changed.
+    since: [Millis; 64],
+    /// Squares whose raw state differs from the stable state.
+    pending: Bitboard,
+}
+
+impl Debouncer {
+    pub fn new(debounce: Millis) -> Debouncer {
+        Debouncer {
+            debounce,
+            stable: [EMPTY; 64],
+            raw: [EMPTY; 64],
+            since: [0; 64],
+            pending: Bitboard::EMPTY,
+        }
+    }
+
+    /// Takes the given states as the settled truth, dropping anything pending.
+    pub fn reset(&mut self, states: &[SquareState; 64]) {
+        self.stable = *states;
+        self.raw = *states;
+        self.pending = Bitboard::EMPTY;
+    }
+
+    /// The last raw reading of a square (before debouncing).
+    pub fn raw(&self, sq: Square) -> SquareState {
+        self.raw[sq as usize]
+    }
+
+    /// Records a raw reading. Nothing is reported until [`Debouncer::pop_due`] is asked.
+    pub fn reading(&mut self, t: Millis, sq: Square, state: SquareState) {
+        let i = sq as usize;
+        if self.raw[i] == state {
+            return;
+        }
+        self.raw[i] = state;
+        if state == self.stable[i] {
+            self.pending.discard(sq);
+        } else {
+            self.pending.add(sq);
+            self.since[i] = t;
+        }
+    }
+
+    /// The earliest time a pending change becomes stable.
+    pub fn next_due(&self) -> Option<Millis> {
+        self.pending
+            .into_iter()
+            .map(|sq| self.since[sq as usize] + self.debounce)
+            .min()
+    }
+
+    /// Removes and returns the earliest change that is stable at time `now`, if any.
+    pub fn pop_due(&mut self, now: Millis) -> Option<Change> {
+        let sq = self
+            .pending
+            .into_iter()
+            .filter(|&sq| self.since[sq as usize] + self.debounce <= now)
+            .min_by_key(|&sq| (self.since[sq as usize], sq as usize))?;
+        let i = sq as usize;
+        self.pending.discard(sq);
+        self.stable[i] = self.raw[i];
+        Some(Change {
+            t: self.since[i] + self.debounce,
+            square: sq,
+            state: self.raw[i],
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bounce_shorter_than_debounce_is_never_seen() {
+        let mut d = Debouncer::new(30);
+        d.reset(&[OCCUPIED; 64]);
+        d.reading(100, Square::E2, EMPTY);
+        d.reading(102, Square::E2, OCCUPIED);
+        assert_eq!(d.next_due(), None);
+        assert_eq!(d.pop_due(1000), None);
+    }
+
+    #[test]
+    fn stable_change_is_reported_at_debounce_time() {
+        let mut d = Debouncer::new(30);
+        d.reset(&[OCCUPIED; 64]);
+        d.reading(100, Square::E2, EMPTY);
+        d.reading(110, Square::E2, OCCUPIED);
+        d.reading(120, Square::E2, EMPTY);
+        assert_eq!(d.next_due(), Some(150));
+        assert_eq!(d.pop_due(149), None);
+        assert_eq!(
+            d.pop_due(150),
+            Some(Change {
+                t: 150,
+                square: Square::E2,
+                state: EMPTY
+            })
+        );
+        assert_eq!(d.pop_due(10_000), None);
+    }
+
+    #[test]
+    fn changes_come_out_in_time_order() {
+        let mut d = Debouncer::new(30);
+        d.reset(&[EMPTY; 64]);
+        d.reading(200, Square::A1, OCCUPIED);
+        d.reading(100, Square::H8, OCCUPIED);
+        assert_eq!(d.pop_due(1000).map(|c| c.square), Some(Square::H8));
+        assert_eq!(d.pop_due(1000).map(|c| c.square), Some(Square::A1));
+    }
+}

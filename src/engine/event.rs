@@ -1,0 +1,178 @@
+//! Game events: what the engine tells the outside world. Their JSON form is the
+//! `chessboardd replay` contract (spec/replay.md), so names here are part of the interface.
+
+use serde::Serialize;
+use shakmaty::{Color, Role, Square};
+
+/// Simulated or monotonic time in milliseconds.
+pub type Millis = u64;
+
+/// How urgent a spoken message is; the speech queue orders by it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Priority {
+    /// An answer to a query: never interrupts a move.
+    Query,
+    /// Status and information (restored, new game, draw offer).
+    Info,
+    /// A game result or a claim.
+    Result,
+    /// Illegal move, touch-move obligation, board mismatch: interrupts queries.
+    Error,
+}
+
+/// One event with the time it happened.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Event {
+    pub t: Millis,
+    #[serde(flatten)]
+    pub kind: EventKind,
+}
+
+/// What happened. Serialized with a `type` tag in snake case.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum EventKind {
+    GameStart {
+        fen: String,
+    },
+    Touched {
+        #[serde(serialize_with = "ser_square")]
+        square: Square,
+        #[serde(serialize_with = "ser_role")]
+        piece: Role,
+        #[serde(serialize_with = "ser_color")]
+        color: Color,
+    },
+    Move {
+        ply: u32,
+        #[serde(serialize_with = "ser_color")]
+        color: Color,
+        uci: String,
+        san: String,
+        fen: String,
+        say: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        white_ms: Option<i64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        black_ms: Option<i64>,
+    },
+    Illegal {
+        #[serde(serialize_with = "ser_color")]
+        color: Color,
+        count: u32,
+        reason: &'static str,
+        penalty: &'static str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        extra_ms: Option<i64>,
+        /// The attempted move, from-square then to-square.
+        attempted: String,
+    },
+    TouchMove {
+        #[serde(serialize_with = "ser_color")]
+        color: Color,
+        #[serde(serialize_with = "ser_square")]
+        square: Square,
+        rule: &'static str,
+    },
+    Mismatch {
+        #[serde(serialize_with = "ser_squares")]
+        missing: Vec<Square>,
+        #[serde(serialize_with = "ser_squares")]
+        extra: Vec<Square>,
+    },
+    Restored {
+        fen: String,
+    },
+    Clock {
+        white_ms: i64,
+        black_ms: i64,
+        #[serde(serialize_with = "ser_opt_color")]
+        running: Option<Color>,
+    },
+    Takeback {
+        ply: u32,
+        san: String,
+    },
+    Say {
+        text: String,
+        priority: Priority,
+    },
+    Claim {
+        #[serde(serialize_with = "ser_color")]
+        color: Color,
+        kind: &'static str,
+        valid: bool,
+    },
+    GameOver {
+        result: &'static str,
+        reason: &'static str,
+    },
+}
+
+impl EventKind {
+    /// The `type` tag of this event, as printed.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            EventKind::GameStart { .. } => "game_start",
+            EventKind::Touched { .. } => "touched",
+            EventKind::Move { .. } => "move",
+            EventKind::Illegal { .. } => "illegal",
+            EventKind::TouchMove { .. } => "touch_move",
+            EventKind::Mismatch { .. } => "mismatch",
+            EventKind::Restored { .. } => "restored",
+            EventKind::Clock { .. } => "clock",
+            EventKind::Takeback { .. } => "takeback",
+            EventKind::Say { .. } => "say",
+            EventKind::Claim { .. } => "claim",
+            EventKind::GameOver { .. } => "game_over",
+        }
+    }
+
+    /// The text to speak for this event, if it is an announcement.
+    pub fn spoken(&self) -> Option<(&str, Priority)> {
+        match self {
+            EventKind::Move { say, .. } => Some((say, Priority::Result)),
+            EventKind::Say { text, priority } => Some((text, *priority)),
+            _ => None,
+        }
+    }
+}
+
+pub fn color_name(c: Color) -> &'static str {
+    match c {
+        Color::White => "white",
+        Color::Black => "black",
+    }
+}
+
+fn ser_square<S: serde::Serializer>(sq: &Square, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(sq)
+}
+
+fn ser_squares<S: serde::Serializer>(sqs: &[Square], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(sqs.iter().map(|sq| sq.to_string()))
+}
+
+fn ser_role<S: serde::Serializer>(r: &Role, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_char(r.upper_char())
+}
+
+fn ser_color<S: serde::Serializer>(c: &Color, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(color_name(*c))
+}
+
+fn ser_opt_color<S: serde::Serializer>(c: &Option<Color>, s: S) -> Result<S::Ok, S::Error> {
+    match c {
+        Some(c) => s.serialize_str(color_name(*c)),
+        None => s.serialize_none(),
+    }
+}
+
+impl Event {
+    /// One JSON line, as `chessboardd replay` prints it.
+    pub fn to_json(&self) -> String {
+        // Serializing plain owned data into a String cannot fail.
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}

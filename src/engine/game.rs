@@ -1,0 +1,278 @@
+//! The logical game: position, moves made, repetitions, automatic endings, PGN export.
+
+use std::fmt::Write as _;
+
+use shakmaty::fen::Fen;
+use shakmaty::san::SanPlus;
+use shakmaty::zobrist::Zobrist64;
+use shakmaty::{Chess, Color, EnPassantMode, Move, Position};
+
+use super::event::Millis;
+use super::rules::RuleProfile;
+
+/// One completed move.
+#[derive(Clone, Debug)]
+pub struct Ply {
+    pub before: Chess,
+    pub m: Move,
+    pub san: SanPlus,
+    pub t: Millis,
+    /// Clocks after the move, when there is a clock.
+    pub clocks: Option<(i64, i64)>,
+}
+
+/// How a game ended.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Ending {
+    pub winner: Option<Color>,
+    pub reason: &'static str,
+}
+
+impl Ending {
+    pub fn result(&self) -> &'static str {
+        match self.winner {
+            Some(Color::White) => "1-0",
+            Some(Color::Black) => "0-1",
+            None => "1/2-1/2",
+        }
+    }
+
+    /// The PGN `Termination` tag value for this ending.
+    pub fn termination(&self) -> &'static str {
+        match self.reason {
+            "time_forfeit" => "time forfeit",
+            "illegal_moves" => "rules infraction",
+            _ => "normal",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Game {
+    pub start: Chess,
+    pub pos: Chess,
+    pub plies: Vec<Ply>,
+    /// Zobrist keys of every position of the game, the start included.
+    keys: Vec<u64>,
+    pub ending: Option<Ending>,
+}
+
+fn key(pos: &Chess) -> u64 {
+    pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
+}
+
+pub fn fen_of(pos: &Chess) -> String {
+    Fen::from_position(pos, EnPassantMode::Legal).to_string()
+}
+
+/// The absolute ply number of the move about to be made in `pos` (1 = white's first move).
+pub fn ply_number(pos: &Chess) -> u32 {
+    2 * (pos.fullmoves().get() - 1) + u32::from(pos.turn() == Color::Black) + 1
+}
+
+impl Game {
+    pub fn new(start: Chess) -> Game {
+        Game {
+            keys: vec![key(&start)],
+            pos: start.clone(),
+            start,
+            plies: Vec::new(),
+            ending: None,
+        }
+    }
+
+    /// Plays a legal move and returns its SAN.
+    pub fn play(&mut self, m: Move, t: Millis) -> SanPlus {
+        let before = self.pos.clone();
+        let san = SanPlus::from_move_and_play_unchecked(&mut self.pos, m);
+        self.keys.push(key(&self.pos));
+        self.plies.push(Ply {
+            before,
+            m,
+            san,
+            t,
+            clocks: None,
+        });
+        san
+    }
+
+    /// Takes back the last move.
+    pub fn undo(&mut self) -> Option<Ply> {
+        let ply = self.plies.pop()?;
+        self.keys.pop();
+        self.pos = ply.before.clone();
+        self.ending = None;
+        Some(ply)
+    }
+
+    /// How often the current position has stood on the board (9.2: same player to move,
+    /// same pieces, same possible moves).
+    pub fn repetitions(&self) -> usize {
+        let Some(&cur) = self.keys.last() else {
+            return 0;
+        };
+        let back = self.pos.halfmoves() as usize + 1;
+        self.keys
+            .iter()
+            .rev()
+            .take(back)
+            .filter(|&&k| k == cur)
+            .count()
+    }
+
+    /// The game ends by itself after the last move: mate, stalemate, dead position, and under
+    /// the later Laws fivefold repetition and the 75-move rule.
+    pub fn automatic_ending(&self, rules: &RuleProfile) -> Option<Ending> {
+        let pos = &self.pos;
+        if pos.is_checkmate() {
+            return Some(Ending {
+                winner: Some(!pos.turn()),
+                reason: "checkmate",
+            });
+        }
+        if pos.is_stalemate() {
+            return Some(Ending {
+                winner: None,
+                reason: "stalemate",
+            });
+        }
+        if pos.is_insufficient_material() {
+            return Some(Ending {
+                winner: None,
+                reason: "dead_position",
+            });
+        }
+        if rules.automatic_fivefold && self.repetitions() >= 5 {
+            return Some(Ending {
+                winner: None,
+                reason: "fivefold_repetition",
+            });
+        }
+        if rules.automatic_seventyfive && pos.halfmoves() >= 150 {
+            return Some(Ending {
+                winner: None,
+                reason: "seventyfive_moves",
+            });
+        }
+        None
+    }
+
+    /// The game in PGN export format: seven-tag roster, extra tags, movetext, result.
+    pub fn to_pgn(&self, extra_tags: &[(&str, String)]) -> String {
+        let result = self.ending.map_or("*", |e| e.result());
+        let mut out = String::new();
+        let roster = [
+            ("Event", "chessboardd game".to_string()),
+            ("Site", "?".to_string()),
+            ("Date", "????.??.??".to_string()),
+            ("Round", "-".to_string()),
+            ("White", "?".to_string()),
+            ("Black", "?".to_string()),
+        ];
+        for (k, v) in roster.iter() {
+            let v = extra_tags
+                .iter()
+                .find(|(ek, _)| ek == k)
+                .map_or(v, |(_, ev)| ev);
+            let _ = writeln!(out, "[{k} \"{}\"]", escape(v));
+        }
+        let _ = writeln!(out, "[Result \"{result}\"]");
+        if self.start != Chess::default() {
+            let _ = writeln!(out, "[SetUp \"1\"]");
+            let _ = writeln!(out, "[FEN \"{}\"]", fen_of(&self.start));
+        }
+        for (k, v) in extra_tags
+            .iter()
+            .filter(|(k, _)| !roster.iter().any(|(rk, _)| rk == k))
+        {
+            let _ = writeln!(out, "[{k} \"{}\"]", escape(v));
+        }
+        let termination = match self.ending {
+            Some(e) => e.termination(),
+            None => "unterminated",
+        };
+        let _ = writeln!(out, "[Termination \"{termination}\"]");
+        out.push('\n');
+
+        let mut tokens: Vec<String> = Vec::new();
+        for (i, ply) in self.plies.iter().enumerate() {
+            let turn = ply.before.turn();
+            let number = ply.before.fullmoves().get();
+            if turn == Color::White {
+                tokens.push(format!("{number}."));
+            } else if i == 0 {
+                tokens.push(format!("{number}..."));
+            }
+            tokens.push(ply.san.to_string());
+        }
+        if let Some(e) = self.ending {
+            tokens.push(format!("{{{}}}", e.reason.replace('_', " ")));
+        }
+        tokens.push(result.to_string());
+        let mut line = String::new();
+        for tok in tokens {
+            if !line.is_empty() && line.len() + 1 + tok.len() > 79 {
+                out.push_str(&line);
+                out.push('\n');
+                line.clear();
+            }
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(&tok);
+        }
+        out.push_str(&line);
+        out.push_str("\n\n");
+        out
+    }
+}
+
+fn escape(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::san::San;
+
+    fn play(g: &mut Game, san: &str) {
+        let m = san.parse::<San>().unwrap().to_move(&g.pos).unwrap();
+        g.play(m, 0);
+    }
+
+    #[test]
+    fn counts_repetitions_and_detects_fivefold_only_when_the_profile_says_so() {
+        let mut g = Game::new(Chess::default());
+        for _ in 0..4 {
+            for s in ["Nf3", "Nf6", "Ng1", "Ng8"] {
+                play(&mut g, s);
+            }
+        }
+        assert_eq!(g.repetitions(), 5);
+        assert!(g
+            .automatic_ending(&crate::engine::rules::FIDE_2005)
+            .is_none());
+        assert_eq!(
+            g.automatic_ending(&crate::engine::rules::FIDE_2023)
+                .map(|e| e.reason),
+            Some("fivefold_repetition")
+        );
+    }
+
+    #[test]
+    fn pgn_has_the_roster_and_the_result() {
+        let mut g = Game::new(Chess::default());
+        for s in ["f3", "e5", "g4", "Qh4#"] {
+            play(&mut g, s);
+        }
+        g.ending = g.automatic_ending(&RuleProfile::default());
+        let pgn = g.to_pgn(&[("TimeControl", "300+2".into())]);
+        assert!(pgn.starts_with("[Event \"chessboardd game\"]\n[Site \"?\"]"));
+        assert!(pgn.contains("[Result \"0-1\"]"));
+        assert!(pgn.contains("[TimeControl \"300+2\"]"));
+        assert!(pgn.contains("[Termination \"normal\"]"));
+        assert!(pgn.contains("1. f3 e5 2. g4 Qh4# {checkmate} 0-1"));
+        assert!(!pgn.contains("SetUp"));
+    }
+}

@@ -1,0 +1,11 @@
+//! chessboardd: a sensor chessboard that talks, with the rules of a FIDE arbiter.
+//!
+//! `engine` is the pure core; `replay` and `daemon` drive it; `sim` makes simulated boards.
+
+pub mod config;
+pub mod daemon;
+pub mod engine;
+pub mod pgn;
+pub mod replay;
+pub mod sim;
+pub mod speech;

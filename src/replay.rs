@@ -1,0 +1,291 @@
+//! `chessboardd replay`: event scripts in, game events out (spec/replay.md).
+//!
+//! The whole script is parsed before anything runs, so a malformed script prints nothing but
+//! its error. Running it feeds the same engine the daemon uses, in simulated time.
+
+use shakmaty::fen::Fen;
+use shakmaty::{CastlingMode, Chess, Square};
+
+use crate::engine::debounce::{EMPTY, OCCUPIED};
+use crate::engine::{Button, Engine, Event, Millis, Reading, Settings};
+
+/// Time between lines that give none.
+pub const DEFAULT_STEP_MS: Millis = 250;
+/// Simulated time let pass after the last line, so pending timeouts fire.
+pub const TAIL_MS: Millis = 10_000;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Verb {
+    /// A new game; `None` is the initial position.
+    Setup(Option<Box<Chess>>),
+    Lift(Square),
+    Place(Square),
+    Occupancy(u64),
+    Press(Button),
+    Wait(Millis),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Line {
+    pub line_no: usize,
+    pub t: Millis,
+    pub board: usize,
+    pub verb: Verb,
+}
+
+/// A script error: the line and what is wrong with it.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error("line {line}: {msg}")]
+pub struct ScriptError {
+    pub line: usize,
+    pub msg: String,
+}
+
+fn square(s: &str) -> Result<Square, String> {
+    s.parse::<Square>()
+        .ok()
+        .filter(|_| {
+            s.len() == 2
+                && s.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        })
+        .ok_or_else(|| format!("'{s}' is not a square (a1 .. h8)"))
+}
+
+fn millis(s: &str, what: &str) -> Result<Millis, String> {
+    s.parse::<Millis>()
+        .map_err(|_| format!("'{s}' is not a number of milliseconds for {what}"))
+}
+
+/// Parses a whole script. `boards` are the board names the config knows; the first is the
+/// default board.
+pub fn parse_script(text: &str, boards: &[String]) -> Result<Vec<Line>, ScriptError> {
+    let mut lines = Vec::new();
+    let mut prev: Millis = 0;
+    for (i, raw) in text.lines().enumerate() {
+        let line_no = i + 1;
+        let err = |msg: String| ScriptError { line: line_no, msg };
+        let content = raw.split('#').next().unwrap_or("").trim();
+        if content.is_empty() {
+            continue;
+        }
+        let mut words: Vec<&str> = content.split_whitespace().collect();
+        let mut t = prev + DEFAULT_STEP_MS;
+        let mut explicit = None;
+        if let Some(first) = words.first() {
+            if let Some(abs) = first.strip_prefix('@') {
+                let at = millis(abs, "@TIME").map_err(err)?;
+                if at < prev {
+                    return Err(err(format!(
+                        "time goes backwards: @{at} is before {prev} ms"
+                    )));
+                }
+                explicit = Some(at);
+                words.remove(0);
+            } else if let Some(rel) = first.strip_prefix('+') {
+                explicit = Some(prev + millis(rel, "+TIME").map_err(err)?);
+                words.remove(0);
+            }
+        }
+        let mut board = 0;
+        if let Some(first) = words.first() {
+            if let Some(name) = first.strip_suffix(':') {
+                board = boards.iter().position(|b| b == name).ok_or_else(|| {
+                    err(format!(
+                        "unknown board '{name}' (the config names: {})",
+                        boards.join(", ")
+                    ))
+                })?;
+                words.remove(0);
+            }
+        }
+        let Some((&verb, args)) = words.split_first() else {
+            return Err(err("a time or board but no verb".into()));
+        };
+        let want = |n: usize| -> Result<(), ScriptError> {
+            if args.len() == n {
+                Ok(())
+            } else {
+                Err(err(format!(
+                    "'{verb}' takes {n} argument(s), got {}",
+                    args.len()
+                )))
+            }
+        };
+        if verb == "end" {
+            break;
+        }
+        if verb == "wait" {
+            want(1)?;
+            let ms = millis(args[0], "wait").map_err(err)?;
+            let at = explicit.unwrap_or(prev);
+            lines.push(Line {
+                line_no,
+                t: at,
+                board,
+                verb: Verb::Wait(ms),
+            });
+            prev = at + ms;
+            continue;
+        }
+        if let Some(at) = explicit {
+            t = at;
+        }
+        let verb = match verb {
+            "setup" => match args.first() {
+                Some(&"startpos") if args.len() == 1 => Verb::Setup(None),
+                Some(&"fen") if args.len() > 1 => {
+                    let fen_text = args[1..].join(" ");
+                    let fen: Fen = fen_text.parse().map_err(|e| err(format!("bad FEN '{fen_text}': {e}")))?;
+                    let pos: Chess = fen
+                        .into_position(CastlingMode::Standard)
+                        .map_err(|e| err(format!("impossible position '{fen_text}': {e}")))?;
+                    Verb::Setup(Some(Box::new(pos)))
+                }
+                _ => return Err(err("'setup' takes 'startpos' or 'fen FEN'".into())),
+            },
+            "lift" => {
+                want(1)?;
+                Verb::Lift(square(args[0]).map_err(err)?)
+            }
+            "place" => {
+                want(1)?;
+                Verb::Place(square(args[0]).map_err(err)?)
+            }
+            "occupancy" => {
+                want(1)?;
+                let hex = args[0].trim_start_matches("0x");
+                if hex.is_empty() || hex.len() > 16 {
+                    return Err(err(format!("'{}' is not a 64-bit hex mask", args[0])));
+                }
+                Verb::Occupancy(
+                    u64::from_str_radix(hex, 16)
+                        .map_err(|_| err(format!("'{}' is not a 64-bit hex mask", args[0])))?,
+                )
+            }
+            "press" => {
+                want(1)?;
+                Verb::Press(args[0].parse().map_err(err)?)
+            }
+            other => {
+                return Err(err(format!(
+                    "unknown verb '{other}' (accepted: setup, lift, place, occupancy, press, wait, end)"
+                )))
+            }
+        };
+        if board != 0 {
+            return Err(err(format!(
+                "board '{}': play on more than one board is not supported yet",
+                boards[board]
+            )));
+        }
+        lines.push(Line {
+            line_no,
+            t,
+            board,
+            verb,
+        });
+        prev = t;
+    }
+    Ok(lines)
+}
+
+/// Runs parsed lines through a fresh engine, handing every event to `sink` in time order.
+/// Returns the engine, which holds the finished game.
+pub fn run(lines: &[Line], settings: Settings, mut sink: impl FnMut(&Event)) -> Engine {
+    let mut engine = Engine::new(settings);
+    let mut out = Vec::new();
+    let mut flush = |out: &mut Vec<Event>| {
+        for e in out.drain(..) {
+            sink(&e);
+        }
+    };
+    if !matches!(
+        lines.first(),
+        Some(Line {
+            verb: Verb::Setup(_),
+            ..
+        })
+    ) {
+        engine.new_game(0, Chess::default(), true, &mut out);
+    }
+    let mut end: Millis = 0;
+    for line in lines {
+        let t = line.t;
+        match &line.verb {
+            Verb::Setup(pos) => {
+                let pos = pos.as_deref().cloned().unwrap_or_default();
+                engine.new_game(t, pos, true, &mut out);
+            }
+            Verb::Lift(sq) => engine.reading(t, Reading::Square(*sq, EMPTY), &mut out),
+            Verb::Place(sq) => engine.reading(t, Reading::Square(*sq, OCCUPIED), &mut out),
+            Verb::Occupancy(mask) => engine.reading(t, Reading::occupancy(*mask), &mut out),
+            Verb::Press(b) => engine.press(t, *b, &mut out),
+            Verb::Wait(ms) => {
+                engine.advance(t + ms, &mut out);
+                end = end.max(t + ms);
+            }
+        }
+        end = end.max(t);
+        flush(&mut out);
+    }
+    engine.advance(end + TAIL_MS, &mut out);
+    flush(&mut out);
+    engine
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn boards() -> Vec<String> {
+        vec!["board".to_string()]
+    }
+
+    #[test]
+    fn times_default_to_250_ms_steps() {
+        let l = parse_script(
+            "lift e2\n\n# c\nplace e4\n+10 lift e7\n@2000 place e5\nwait 500\nlift g1",
+            &boards(),
+        )
+        .unwrap();
+        let times: Vec<Millis> = l.iter().map(|l| l.t).collect();
+        assert_eq!(times, vec![250, 500, 510, 2000, 2000, 2750]);
+        assert_eq!(l[1].line_no, 4);
+    }
+
+    #[test]
+    fn malformed_lines_name_their_line() {
+        let e = parse_script("lift e2\nlift z9\n", &boards()).unwrap_err();
+        assert_eq!(
+            e,
+            ScriptError {
+                line: 2,
+                msg: "'z9' is not a square (a1 .. h8)".into()
+            }
+        );
+        assert_eq!(
+            parse_script("@500 lift e2\n@100 place e4", &boards())
+                .unwrap_err()
+                .line,
+            2
+        );
+        assert_eq!(parse_script("jump e2", &boards()).unwrap_err().line, 1);
+        assert_eq!(parse_script("press hooray", &boards()).unwrap_err().line, 1);
+        assert_eq!(
+            parse_script("setup fen nonsense", &boards())
+                .unwrap_err()
+                .line,
+            1
+        );
+        assert_eq!(
+            parse_script("other: lift e2", &boards()).unwrap_err().line,
+            1
+        );
+        assert_eq!(
+            parse_script("occupancy xyz", &boards()).unwrap_err().line,
+            1
+        );
+        assert!(parse_script("lift e2\nend\nthis is not parsed", &boards()).is_ok());
+    }
+}

@@ -1,0 +1,616 @@
+//! What the daemon says, word by word (spec/speech.md). Pure: text in, text out.
+//!
+//! A [`Words`] table holds every word of one language; [`Phrases`] builds announcements from it.
+//! Move announcements follow the SAN token by token so that disambiguation, captures, promotion
+//! and check are spoken exactly as they are written.
+
+use std::fmt::Write as _;
+use std::str::FromStr;
+
+use shakmaty::san::{San, SanPlus, Suffix};
+use shakmaty::{CastlingSide, Color, File, Move, Rank, Role, Square};
+
+/// The announcement languages. `appendix-f` is German with the words fixed by FIDE's rules for
+/// blind players; `de` is German too, but every word is meant to be overridden freely.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum Lang {
+    #[default]
+    AppendixF,
+    De,
+    En,
+    Ro,
+    Sv,
+}
+
+impl FromStr for Lang {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Lang, String> {
+        match s {
+            "appendix-f" => Ok(Lang::AppendixF),
+            "de" => Ok(Lang::De),
+            "en" => Ok(Lang::En),
+            "ro" => Ok(Lang::Ro),
+            "sv" => Ok(Lang::Sv),
+            _ => Err(format!(
+                "unknown language '{s}' (accepted: appendix-f, de, en, ro, sv)"
+            )),
+        }
+    }
+}
+
+impl Lang {
+    pub fn name(self) -> &'static str {
+        match self {
+            Lang::AppendixF => "appendix-f",
+            Lang::De => "de",
+            Lang::En => "en",
+            Lang::Ro => "ro",
+            Lang::Sv => "sv",
+        }
+    }
+}
+
+/// `short` speaks the SAN; `long` always names the from-square too.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum Style {
+    #[default]
+    Short,
+    Long,
+}
+
+impl FromStr for Style {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Style, String> {
+        match s {
+            "short" => Ok(Style::Short),
+            "long" => Ok(Style::Long),
+            _ => Err(format!("unknown style '{s}' (accepted: short, long)")),
+        }
+    }
+}
+
+/// How files are spoken. Bare letters are misheard by synthesizers, so `phonetic` is default.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum FileWords {
+    #[default]
+    Phonetic,
+    Nato,
+    Letters,
+}
+
+impl FromStr for FileWords {
+    type Err = String;
+    fn from_str(s: &str) -> Result<FileWords, String> {
+        match s {
+            "phonetic" => Ok(FileWords::Phonetic),
+            "nato" => Ok(FileWords::Nato),
+            "letters" => Ok(FileWords::Letters),
+            _ => Err(format!(
+                "unknown file words '{s}' (accepted: phonetic, nato, letters)"
+            )),
+        }
+    }
+}
+
+const PHONETIC: [&str; 8] = [
+    "Anna", "Bella", "Cesar", "David", "Eva", "Felix", "Gustav", "Hector",
+];
+const NATO: [&str; 8] = [
+    "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel",
+];
+const LETTERS: [&str; 8] = ["a", "b", "c", "d", "e", "f", "g", "h"];
+
+/// Every word of one language. Owned so that a config can override any of them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Words {
+    pub files: [String; 8],
+    pub ranks: [String; 8],
+    /// King, queen, rook, bishop, knight, pawn.
+    pub pieces: [String; 6],
+    pub capture: String,
+    pub check: String,
+    pub checkmate: String,
+    pub en_passant: String,
+    pub short_castling: String,
+    pub long_castling: String,
+    pub white: String,
+    pub black: String,
+    pub wins: String,
+    pub draw: String,
+    pub stalemate: String,
+    pub dead_position: String,
+    pub fivefold: String,
+    pub seventyfive: String,
+    pub threefold: String,
+    pub fifty_moves: String,
+    pub agreement: String,
+    pub resignation: String,
+    pub time_forfeit: String,
+    pub illegal_moves: String,
+    pub illegal_move: String,
+    pub touch_move: String,
+    pub must_castle: String,
+    pub check_board: String,
+    pub missing: String,
+    pub extra: String,
+    pub on: String,
+    pub restored: String,
+    pub new_game: String,
+    pub claim_valid: String,
+    pub claim_invalid: String,
+    pub draw_offer: String,
+    pub draw_offer_lapsed: String,
+    pub takeback: String,
+    pub adjust: String,
+    pub no_takeback: String,
+    pub moves_made: String,
+    pub minutes: String,
+    pub seconds: String,
+    pub no_move_yet: String,
+    pub to_move: String,
+}
+
+fn s<const N: usize>(a: [&str; N]) -> [String; N] {
+    a.map(str::to_string)
+}
+
+impl Words {
+    pub fn new(lang: Lang, files: FileWords) -> Words {
+        let mut w = match lang {
+            Lang::AppendixF | Lang::De => Words::german(),
+            Lang::En => Words::english(),
+            Lang::Ro => Words::romanian(),
+            Lang::Sv => Words::swedish(),
+        };
+        w.files = s(match files {
+            FileWords::Phonetic => PHONETIC,
+            FileWords::Nato => NATO,
+            FileWords::Letters => LETTERS,
+        });
+        w
+    }
+
+    fn german() -> Words {
+        Words {
+            files: s(PHONETIC),
+            ranks: s([
+                "eins", "zwei", "drei", "vier", "fünf", "sechs", "sieben", "acht",
+            ]),
+            pieces: s(["König", "Dame", "Turm", "Läufer", "Springer", "Bauer"]),
+            capture: "schlägt".into(),
+            check: "Schach".into(),
+            checkmate: "Schachmatt".into(),
+            en_passant: "en passant".into(),
+            short_castling: "Kurze Rochade".into(),
+            long_castling: "Lange Rochade".into(),
+            white: "Weiß".into(),
+            black: "Schwarz".into(),
+            wins: "gewinnt".into(),
+            draw: "Remis".into(),
+            stalemate: "Patt".into(),
+            dead_position: "Tote Stellung".into(),
+            fivefold: "Fünfmalige Stellungswiederholung".into(),
+            seventyfive: "75-Züge-Regel".into(),
+            threefold: "Dreimalige Stellungswiederholung".into(),
+            fifty_moves: "50-Züge-Regel".into(),
+            agreement: "Remis vereinbart".into(),
+            resignation: "Aufgabe".into(),
+            time_forfeit: "Zeitüberschreitung".into(),
+            illegal_moves: "Unzulässige Züge".into(),
+            illegal_move: "Unzulässiger Zug".into(),
+            touch_move: "Berührt, geführt".into(),
+            must_castle: "Rochade".into(),
+            check_board: "Brett prüfen".into(),
+            missing: "Fehlt".into(),
+            extra: "Zu viel".into(),
+            on: "auf".into(),
+            restored: "Stellung wiederhergestellt".into(),
+            new_game: "Neue Partie".into(),
+            claim_valid: "Reklamation berechtigt".into(),
+            claim_invalid: "Reklamation unberechtigt".into(),
+            draw_offer: "bietet Remis an".into(),
+            draw_offer_lapsed: "Remisangebot erloschen".into(),
+            takeback: "Zurückgenommen".into(),
+            adjust: "J'adoube".into(),
+            no_takeback: "Zurücknehmen nur im freien Spiel".into(),
+            moves_made: "Züge".into(),
+            minutes: "Minuten".into(),
+            seconds: "Sekunden".into(),
+            no_move_yet: "Noch kein Zug".into(),
+            to_move: "am Zug".into(),
+        }
+    }
+
+    fn english() -> Words {
+        Words {
+            files: s(PHONETIC),
+            ranks: s([
+                "one", "two", "three", "four", "five", "six", "seven", "eight",
+            ]),
+            pieces: s(["King", "Queen", "Rook", "Bishop", "Knight", "Pawn"]),
+            capture: "takes".into(),
+            check: "check".into(),
+            checkmate: "checkmate".into(),
+            en_passant: "en passant".into(),
+            short_castling: "short castling".into(),
+            long_castling: "long castling".into(),
+            white: "White".into(),
+            black: "Black".into(),
+            wins: "wins".into(),
+            draw: "Draw".into(),
+            stalemate: "Stalemate".into(),
+            dead_position: "Dead position".into(),
+            fivefold: "Fivefold repetition".into(),
+            seventyfive: "Seventy-five move rule".into(),
+            threefold: "Threefold repetition".into(),
+            fifty_moves: "Fifty move rule".into(),
+            agreement: "Draw agreed".into(),
+            resignation: "Resignation".into(),
+            time_forfeit: "Time forfeit".into(),
+            illegal_moves: "Illegal moves".into(),
+            illegal_move: "Illegal move".into(),
+            touch_move: "Touch move".into(),
+            must_castle: "castling".into(),
+            check_board: "Check the board".into(),
+            missing: "Missing".into(),
+            extra: "Extra".into(),
+            on: "on".into(),
+            restored: "Position restored".into(),
+            new_game: "New game".into(),
+            claim_valid: "Claim correct".into(),
+            claim_invalid: "Claim incorrect".into(),
+            draw_offer: "offers a draw".into(),
+            draw_offer_lapsed: "Draw offer lapsed".into(),
+            takeback: "Taken back".into(),
+            adjust: "J'adoube".into(),
+            no_takeback: "Takeback only in casual play".into(),
+            moves_made: "moves".into(),
+            minutes: "minutes".into(),
+            seconds: "seconds".into(),
+            no_move_yet: "No move yet".into(),
+            to_move: "to move".into(),
+        }
+    }
+
+    fn romanian() -> Words {
+        Words {
+            files: s(PHONETIC),
+            ranks: s([
+                "unu", "doi", "trei", "patru", "cinci", "șase", "șapte", "opt",
+            ]),
+            pieces: s(["Rege", "Damă", "Turn", "Nebun", "Cal", "Pion"]),
+            capture: "ia".into(),
+            check: "șah".into(),
+            checkmate: "mat".into(),
+            en_passant: "en passant".into(),
+            short_castling: "rocada mică".into(),
+            long_castling: "rocada mare".into(),
+            white: "Albul".into(),
+            black: "Negrul".into(),
+            wins: "câștigă".into(),
+            draw: "Remiză".into(),
+            stalemate: "Pat".into(),
+            dead_position: "Poziție moartă".into(),
+            fivefold: "Repetarea poziției de cinci ori".into(),
+            seventyfive: "Regula celor 75 de mutări".into(),
+            threefold: "Repetarea poziției de trei ori".into(),
+            fifty_moves: "Regula celor 50 de mutări".into(),
+            agreement: "Remiză prin acord".into(),
+            resignation: "Abandon".into(),
+            time_forfeit: "Depășirea timpului".into(),
+            illegal_moves: "Mutări ilegale".into(),
+            illegal_move: "Mutare ilegală".into(),
+            touch_move: "Piesa atinsă se mută".into(),
+            must_castle: "rocada".into(),
+            check_board: "Verificați tabla".into(),
+            missing: "Lipsește".into(),
+            extra: "În plus".into(),
+            on: "pe".into(),
+            restored: "Poziție restabilită".into(),
+            new_game: "Partidă nouă".into(),
+            claim_valid: "Cerere întemeiată".into(),
+            claim_invalid: "Cerere neîntemeiată".into(),
+            draw_offer: "propune remiză".into(),
+            draw_offer_lapsed: "Propunerea de remiză a expirat".into(),
+            takeback: "Mutare retrasă".into(),
+            adjust: "J'adoube".into(),
+            no_takeback: "Retragerea doar în joc liber".into(),
+            moves_made: "mutări".into(),
+            minutes: "minute".into(),
+            seconds: "secunde".into(),
+            no_move_yet: "Nicio mutare încă".into(),
+            to_move: "la mutare".into(),
+        }
+    }
+
+    fn swedish() -> Words {
+        Words {
+            files: s(PHONETIC),
+            ranks: s(["ett", "två", "tre", "fyra", "fem", "sex", "sju", "åtta"]),
+            pieces: s(["Kung", "Dam", "Torn", "Löpare", "Springare", "Bonde"]),
+            capture: "slår".into(),
+            check: "schack".into(),
+            checkmate: "schack matt".into(),
+            en_passant: "en passant".into(),
+            short_castling: "kort rockad".into(),
+            long_castling: "lång rockad".into(),
+            white: "Vit".into(),
+            black: "Svart".into(),
+            wins: "vinner".into(),
+            draw: "Remi".into(),
+            stalemate: "Patt".into(),
+            dead_position: "Död ställning".into(),
+            fivefold: "Femfaldig upprepning".into(),
+            seventyfive: "75-dragsregeln".into(),
+            threefold: "Trefaldig upprepning".into(),
+            fifty_moves: "50-dragsregeln".into(),
+            agreement: "Remi överenskommen".into(),
+            resignation: "Uppgivet".into(),
+            time_forfeit: "Tidsöverskridning".into(),
+            illegal_moves: "Otillåtna drag".into(),
+            illegal_move: "Otillåtet drag".into(),
+            touch_move: "Rörd pjäs ska flyttas".into(),
+            must_castle: "rockad".into(),
+            check_board: "Kontrollera brädet".into(),
+            missing: "Saknas".into(),
+            extra: "Extra".into(),
+            on: "på".into(),
+            restored: "Ställningen återställd".into(),
+            new_game: "Nytt parti".into(),
+            claim_valid: "Reklamationen godtas".into(),
+            claim_invalid: "Reklamationen avslås".into(),
+            draw_offer: "erbjuder remi".into(),
+            draw_offer_lapsed: "Remierbjudandet har förfallit".into(),
+            takeback: "Taget tillbaka".into(),
+            adjust: "J'adoube".into(),
+            no_takeback: "Ta tillbaka bara i fritt spel".into(),
+            moves_made: "drag".into(),
+            minutes: "minuter".into(),
+            seconds: "sekunder".into(),
+            no_move_yet: "Inget drag ännu".into(),
+            to_move: "vid draget".into(),
+        }
+    }
+
+    pub fn piece(&self, r: Role) -> &str {
+        &self.pieces[match r {
+            Role::King => 0,
+            Role::Queen => 1,
+            Role::Rook => 2,
+            Role::Bishop => 3,
+            Role::Knight => 4,
+            Role::Pawn => 5,
+        }]
+    }
+
+    pub fn file(&self, f: File) -> &str {
+        &self.files[usize::from(f)]
+    }
+
+    pub fn rank(&self, r: Rank) -> &str {
+        &self.ranks[usize::from(r)]
+    }
+
+    pub fn color(&self, c: Color) -> &str {
+        match c {
+            Color::White => &self.white,
+            Color::Black => &self.black,
+        }
+    }
+}
+
+/// Builds every sentence the daemon speaks, in one language and style.
+#[derive(Clone, Debug)]
+pub struct Phrases {
+    pub words: Words,
+    pub style: Style,
+}
+
+/// Appends a word with a separating space.
+fn push(out: &mut String, w: &str) {
+    if w.is_empty() {
+        return;
+    }
+    if !out.is_empty() {
+        out.push(' ');
+    }
+    out.push_str(w);
+}
+
+impl Phrases {
+    pub fn new(lang: Lang, style: Style, files: FileWords) -> Phrases {
+        Phrases {
+            words: Words::new(lang, files),
+            style,
+        }
+    }
+
+    pub fn push_square(&self, out: &mut String, sq: Square) {
+        push(out, self.words.file(sq.file()));
+        push(out, self.words.rank(sq.rank()));
+    }
+
+    pub fn square(&self, sq: Square) -> String {
+        let mut s = String::new();
+        self.push_square(&mut s, sq);
+        s
+    }
+
+    /// The announcement of a move, given its SAN (with suffix) and the move itself.
+    pub fn announce(&self, san: &SanPlus, m: Move) -> String {
+        let w = &self.words;
+        let mut out = String::with_capacity(48);
+        match san.san {
+            San::Castle(CastlingSide::KingSide) => push(&mut out, &w.short_castling),
+            San::Castle(CastlingSide::QueenSide) => push(&mut out, &w.long_castling),
+            San::Normal {
+                role,
+                file,
+                rank,
+                capture,
+                to,
+                promotion,
+            } => {
+                if role != Role::Pawn {
+                    push(&mut out, w.piece(role));
+                }
+                match (self.style, m.from()) {
+                    (Style::Long, Some(from)) => self.push_square(&mut out, from),
+                    _ => {
+                        if let Some(f) = file {
+                            push(&mut out, w.file(f));
+                        }
+                        if let Some(r) = rank {
+                            push(&mut out, w.rank(r));
+                        }
+                    }
+                }
+                if capture {
+                    push(&mut out, &w.capture);
+                }
+                self.push_square(&mut out, to);
+                if let Some(p) = promotion {
+                    push(&mut out, w.piece(p));
+                }
+                if matches!(m, Move::EnPassant { .. }) {
+                    push(&mut out, &w.en_passant);
+                }
+            }
+            San::Put { .. } | San::Null => {}
+        }
+        match san.suffix {
+            Some(Suffix::Check) => push(&mut out, &w.check),
+            Some(Suffix::Checkmate) => push(&mut out, &w.checkmate),
+            None => {}
+        }
+        out
+    }
+
+    /// "Springer Felix drei": a piece and where it stands.
+    pub fn piece_on(&self, role: Role, sq: Square) -> String {
+        let mut out = self.words.piece(role).to_string();
+        self.push_square(&mut out, sq);
+        out
+    }
+
+    pub fn game_over(&self, winner: Option<Color>, reason: &str) -> String {
+        let w = &self.words;
+        let why = match reason {
+            "checkmate" => &w.checkmate,
+            "stalemate" => &w.stalemate,
+            "dead_position" => &w.dead_position,
+            "fivefold_repetition" => &w.fivefold,
+            "seventyfive_moves" => &w.seventyfive,
+            "threefold_repetition" => &w.threefold,
+            "fifty_moves" => &w.fifty_moves,
+            "agreement" => &w.agreement,
+            "resignation" => &w.resignation,
+            "time_forfeit" => &w.time_forfeit,
+            _ => &w.illegal_moves,
+        };
+        match winner {
+            Some(c) => format!("{why}. {} {}", w.color(c), w.wins),
+            None => format!("{why}. {}", w.draw),
+        }
+    }
+
+    /// Guidance for a board that differs from the game: what is missing where, what is extra.
+    pub fn mismatch(&self, missing: &[(Square, Option<Role>)], extra: &[Square]) -> String {
+        let w = &self.words;
+        let mut out = w.check_board.clone();
+        if !missing.is_empty() {
+            let _ = write!(out, ". {}:", w.missing);
+            for (i, (sq, role)) in missing.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                if let Some(r) = role {
+                    push(&mut out, w.piece(*r));
+                    push(&mut out, &w.on);
+                }
+                self.push_square(&mut out, *sq);
+            }
+        }
+        if !extra.is_empty() {
+            let _ = write!(out, ". {}:", w.extra);
+            for (i, sq) in extra.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                self.push_square(&mut out, *sq);
+            }
+        }
+        out
+    }
+
+    /// A duration as "4 Minuten 30 Sekunden".
+    pub fn duration(&self, ms: i64) -> String {
+        let secs = (ms.max(0) + 999) / 1000;
+        let (m, s) = (secs / 60, secs % 60);
+        match (m, s) {
+            (0, s) => format!("{s} {}", self.words.seconds),
+            (m, 0) => format!("{m} {}", self.words.minutes),
+            (m, s) => format!("{m} {} {s} {}", self.words.minutes, self.words.seconds),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::fen::Fen;
+    use shakmaty::{CastlingMode, Chess, Position};
+
+    fn say(lang: Lang, style: Style, fen: &str, san: &str) -> String {
+        let pos: Chess = fen
+            .parse::<Fen>()
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap();
+        let m = san.parse::<San>().unwrap().to_move(&pos).unwrap();
+        let sp = SanPlus::from_move(pos, m);
+        Phrases::new(lang, style, FileWords::Phonetic).announce(&sp, m)
+    }
+
+    const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+    #[test]
+    fn long_style_names_the_from_square() {
+        assert_eq!(
+            say(Lang::AppendixF, Style::Long, START, "Nf3"),
+            "Springer Gustav eins Felix drei"
+        );
+        assert_eq!(
+            say(Lang::AppendixF, Style::Long, START, "e4"),
+            "Eva zwei Eva vier"
+        );
+        let fen = "rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2";
+        assert_eq!(
+            say(Lang::AppendixF, Style::Long, fen, "exd5"),
+            "Eva vier schlägt David fünf"
+        );
+    }
+
+    #[test]
+    fn other_languages_use_their_tables() {
+        assert_eq!(
+            say(Lang::En, Style::Short, START, "Nf3"),
+            "Knight Felix three"
+        );
+        assert_eq!(
+            say(Lang::Sv, Style::Short, START, "Nf3"),
+            "Springare Felix tre"
+        );
+        assert_eq!(say(Lang::Ro, Style::Short, START, "e4"), "Eva patru");
+        let w = Words::new(Lang::En, FileWords::Nato);
+        assert_eq!(w.file(File::C), "charlie");
+    }
+
+    #[test]
+    fn durations_round_up_to_the_second() {
+        let p = Phrases::new(Lang::De, Style::Short, FileWords::Phonetic);
+        assert_eq!(p.duration(270_000), "4 Minuten 30 Sekunden");
+        assert_eq!(p.duration(59_001), "1 Minuten");
+        assert_eq!(p.duration(9_500), "10 Sekunden");
+    }
+}
