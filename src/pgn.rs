@@ -11,6 +11,9 @@ pub struct PgnGame {
     pub moves: Vec<Move>,
     /// The `Result` tag, or the result token of the movetext.
     pub result: String,
+    /// The movetext has a null move (`Z0`, `--`, `0000`): a board cannot play it, so `moves`
+    /// holds the moves before it only.
+    pub null_move: bool,
 }
 
 impl PgnGame {
@@ -103,19 +106,28 @@ fn parse_one(tags: Vec<(String, String)>, movetext: &str) -> Result<PgnGame, Str
     };
     let mut pos = start.clone();
     let mut moves = Vec::new();
+    let mut null_move = false;
     let mut result = tags
         .iter()
         .find(|(k, _)| k == "Result")
         .map(|(_, v)| v.clone());
     for token in strip_comments(movetext).split_whitespace() {
-        let token = token
-            .trim_start_matches(|c: char| c.is_ascii_digit())
-            .trim_start_matches('.');
+        if matches!(token, "1-0" | "0-1" | "1/2-1/2" | "*") {
+            result.get_or_insert_with(|| token.to_string());
+            break;
+        }
+        // A move number ("12." or "12...") may stand alone or before the move.
+        let token = match token.find('.') {
+            Some(dot) if token[..dot].bytes().all(|b| b.is_ascii_digit()) => {
+                token[dot..].trim_start_matches('.')
+            }
+            _ => token,
+        };
         if token.is_empty() || token.starts_with('$') {
             continue;
         }
-        if matches!(token, "1-0" | "0-1" | "1/2-1/2" | "*") {
-            result.get_or_insert_with(|| token.to_string());
+        if matches!(token, "Z0" | "--" | "0000" | "@@@@") {
+            null_move = true;
             break;
         }
         let san: SanPlus = token.parse().map_err(|_| format!("'{token}' is not SAN"))?;
@@ -127,6 +139,7 @@ fn parse_one(tags: Vec<(String, String)>, movetext: &str) -> Result<PgnGame, Str
         moves.push(m);
     }
     Ok(PgnGame {
+        null_move,
         tags,
         start,
         moves,
@@ -149,5 +162,8 @@ mod tests {
         assert_eq!(g[1].moves.len(), 1);
         assert_eq!(g[1].result, "*");
         assert!(parse("1. e4 e4").is_err());
+        let g = parse("1. e4 Z0 2. d4 1-0").unwrap();
+        assert!(g[0].null_move);
+        assert_eq!(g[0].moves.len(), 1);
     }
 }

@@ -311,3 +311,26 @@ fn carry(w: &mut Writer, from: Square, to: Square, capture: bool, role: Role, qu
     w.gap(150, 600);
     w.place(to);
 }
+
+/// Plays simulated inputs through a fresh engine in simulated time, starting a game from
+/// `start` at time 0, and lets `tail` milliseconds pass after the last input.
+pub fn run(
+    settings: crate::engine::Settings,
+    start: &Chess,
+    inputs: &[(Millis, SimInput)],
+    tail: Millis,
+) -> (crate::engine::Engine, Vec<crate::engine::Event>) {
+    let mut engine = crate::engine::Engine::new(settings);
+    let mut out = Vec::new();
+    engine.new_game(0, start.clone(), true, &mut out);
+    let mut end = 0;
+    for (t, input) in inputs {
+        match input {
+            SimInput::Reading(r) => engine.reading(*t, r.clone(), &mut out),
+            SimInput::Press(b) => engine.press(*t, *b, &mut out),
+        }
+        end = end.max(*t);
+    }
+    engine.advance(end + tail, &mut out);
+    (engine, out)
+}

@@ -327,6 +327,10 @@ pub struct Engine {
     vacated: Bitboard,
     promo_choice: Option<Role>,
     adjusting: bool,
+    /// A promotion was just completed with the pawn still standing there: lifting it to put the
+    /// new piece in its place is the promoting player's swap, not the opponent's touch.
+    swap_square: Option<Square>,
+    swap_lift: Option<Millis>,
 
     settle: Option<(Millis, Pending)>,
     promo_due: Option<Millis>,
@@ -358,6 +362,8 @@ impl Engine {
             vacated: Bitboard::EMPTY,
             promo_choice: None,
             adjusting: false,
+            swap_square: None,
+            swap_lift: None,
             settle: None,
             promo_due: None,
             mismatch_due: None,
@@ -446,6 +452,8 @@ impl Engine {
         self.owe_restored = false;
         self.last_say = None;
         self.last_change = None;
+        self.swap_square = None;
+        self.swap_lift = None;
         self.adjusting = false;
         self.new_turn();
         self.clock = self.s.time_control.clone().map(Clock::new);
@@ -564,6 +572,25 @@ impl Engine {
                 self.new_game(self.now, Chess::default(), false, out);
             }
             return;
+        }
+        if let Some(sq) = self.swap_square {
+            if sq == c.square && !placed {
+                // Either the promoting player swaps the pawn for the new piece, or the opponent
+                // takes the new piece: the next change tells which.
+                self.swap_lift = Some(c.t);
+                return;
+            }
+            self.swap_square = None;
+            if let Some(lifted) = self.swap_lift.take() {
+                if sq == c.square {
+                    return;
+                }
+                // Another square moved first: the lift was the opponent's.
+                let now = self.now;
+                self.now = lifted;
+                self.on_lift(sq, out);
+                self.now = now;
+            }
         }
         if !placed {
             self.on_lift(c.square, out);
@@ -698,7 +725,7 @@ impl Engine {
         }
         if let Some((from, to)) = self.attempted_move() {
             self.mismatch_due = None;
-            if self.partial_castling(from, to) {
+            if self.partial_move(from, to) {
                 return;
             }
             match self.s.mode {
@@ -817,14 +844,16 @@ impl Engine {
         (from != to).then_some((from, to))
     }
 
-    /// The king stands on its castling square and castling that way is legal: the rook is
-    /// still to come (Art. 4.6b), so this is not an illegal move.
-    fn partial_castling(&self, from: Square, to: Square) -> bool {
+    /// The piece stands where a legal move that is not finished yet puts it: the king on its
+    /// castling square with the rook still to come (Art. 4.6b), or a pawn on its en passant
+    /// square with the captured pawn still to be removed. Not an illegal move, not yet a move.
+    fn partial_move(&self, from: Square, to: Square) -> bool {
         let pos = &self.game.pos;
         pos.legal_moves().iter().any(|m| match *m {
             Move::Castle { king, .. } => {
                 king == from && castle_side(m).map(|s| s.king_to(pos.turn())) == Some(to)
             }
+            Move::EnPassant { from: f, to: t } => f == from && t == to,
             _ => false,
         })
     }
@@ -908,6 +937,8 @@ impl Engine {
     /// Takes back the last move of the record.
     fn take_back(&mut self, out: &mut Vec<Event>) {
         let Some(ply) = self.game.undo() else { return };
+        self.swap_square = None;
+        self.swap_lift = None;
         let ply_no = ply_number(&ply.before);
         self.emit(
             out,
@@ -951,6 +982,8 @@ impl Engine {
             last.clocks = clocks;
         }
         self.new_turn();
+        self.swap_square = m.is_promotion().then(|| m.to());
+        self.swap_lift = None;
         self.owe_restored = false;
         self.mismatch_reported = None;
         self.last_say = Some(say.clone());
