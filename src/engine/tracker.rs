@@ -331,6 +331,8 @@ pub struct Engine {
     /// new piece in its place is the promoting player's swap, not the opponent's touch.
     swap_square: Option<Square>,
     swap_lift: Option<Millis>,
+    /// Since when the board has shown the game's position, if it does.
+    home_since: Option<Millis>,
 
     settle: Option<(Millis, Pending)>,
     promo_due: Option<Millis>,
@@ -364,6 +366,7 @@ impl Engine {
             adjusting: false,
             swap_square: None,
             swap_lift: None,
+            home_since: None,
             settle: None,
             promo_due: None,
             mismatch_due: None,
@@ -592,6 +595,15 @@ impl Engine {
                 self.now = now;
             }
         }
+        // Pieces that were lifted and put back a while ago are home: a later lift of another
+        // piece cannot complete a capture of them.
+        if self
+            .home_since
+            .take()
+            .is_some_and(|h| c.t.saturating_sub(h) > self.s.settle_ms)
+        {
+            self.vacated = Bitboard::EMPTY;
+        }
         if !placed {
             self.on_lift(c.square, out);
         }
@@ -690,7 +702,7 @@ impl Engine {
         let pos_occ = self.game.pos.board().occupied();
         let diff = (pos_occ & !self.occ, self.occ & !pos_occ);
         if let Phase::AwaitRestore { diff: refused } = self.phase {
-            if self.board_shows(&self.game.pos.board().clone()) {
+            if self.board_shows(self.game.pos.board()) {
                 self.phase = Phase::Play;
                 self.restored(out);
             } else if diff != refused {
@@ -700,7 +712,8 @@ impl Engine {
             }
             return;
         }
-        if self.board_shows(&self.game.pos.board().clone()) {
+        if self.board_shows(self.game.pos.board()) {
+            self.home_since = Some(self.now);
             self.promo_due = None;
             self.mismatch_due = None;
             self.casual_illegal = None;
@@ -764,6 +777,7 @@ impl Engine {
     }
 
     fn restored(&mut self, out: &mut Vec<Event>) {
+        self.vacated = Bitboard::EMPTY;
         self.owe_restored = false;
         self.mismatch_reported = None;
         self.mismatch_due = None;
@@ -823,9 +837,10 @@ impl Engine {
         let pos_occ = pos.board().occupied();
         let missing = pos_occ & !self.occ;
         let extra = self.occ & !pos_occ;
+        // Only the player's own pieces make moves; an enemy piece moved is a displacement.
         let from = if extra == Bitboard::from_square(to) {
             match missing.count() {
-                1 => missing.first()?,
+                1 => (missing & pos.us()).first()?,
                 2 => {
                     // A piece of the player moved while an enemy piece is off the board.
                     let ours = missing & pos.us();
@@ -837,7 +852,7 @@ impl Engine {
                 _ => return None,
             }
         } else if extra.is_empty() && missing.count() == 1 && self.vacated.contains(to) {
-            missing.first()?
+            (missing & pos.us()).first()?
         } else {
             return None;
         };
@@ -960,11 +975,23 @@ impl Engine {
     /// A legal move's last physical step is done: record it, unless it breaks touch-move.
     fn complete(&mut self, m: Move, out: &mut Vec<Event>) {
         if self.s.mode == Mode::Tournament {
-            if let Some(ob) = obligation(&self.game.pos, &self.touches) {
-                if !ob.allows(m) {
-                    self.refuse_touch_move(ob.rule, ob.square, out);
-                    return;
-                }
+            // The obligation stands from the touches made before the player began this move
+            // (touching a piece to move it is not what obliges him), and from all touches
+            // (a king touched, then the rook, must castle even if the king moves).
+            let pos = &self.game.pos;
+            let (emptied, _, victim) = footprint(pos.turn(), &m);
+            let involved = emptied | victim.map_or(Bitboard::EMPTY, Bitboard::from_square);
+            let began = self
+                .touches
+                .iter()
+                .position(|(sq, _)| involved.contains(*sq))
+                .unwrap_or(self.touches.len());
+            let broken = obligation(pos, &self.touches[..began])
+                .filter(|o| !o.allows(m))
+                .or_else(|| obligation(pos, &self.touches).filter(|o| !o.allows(m)));
+            if let Some(ob) = broken {
+                self.refuse_touch_move(ob.rule, ob.square, out);
+                return;
             }
         }
         let color = self.game.pos.turn();
