@@ -367,3 +367,68 @@ mod tests {
         assert!(e.starts_with("test.toml: line 2"), "{e}");
     }
 }
+
+#[cfg(test)]
+mod reference_file {
+    use super::*;
+
+    const REFERENCE: &str = include_str!("../config/chessboardd.toml");
+
+    /// The keys the parser accepts in a section, from its own "expected one of" message.
+    fn known_keys(section: Option<&str>) -> Vec<String> {
+        let doc = match section {
+            Some(s) => format!("[{s}]\nzz_not_a_key = 1\n"),
+            None => "zz_not_a_key = 1\n".to_string(),
+        };
+        let msg = Config::parse(Path::new("probe.toml"), &doc).unwrap_err().0;
+        let list = msg
+            .split("expected one of")
+            .nth(1)
+            .or_else(|| msg.split("expected").nth(1))
+            .unwrap();
+        list.split('`')
+            .skip(1)
+            .step_by(2)
+            .map(str::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn the_reference_config_parses_to_the_defaults() {
+        let c = Config::parse(Path::new("config/chessboardd.toml"), REFERENCE).unwrap();
+        let d = Config::default();
+        assert_eq!(c.settings.debounce_ms, d.settings.debounce_ms);
+        assert_eq!(c.settings.settle_ms, d.settings.settle_ms);
+        assert_eq!(c.settings.mismatch_ms, d.settings.mismatch_ms);
+        assert_eq!(c.settings.promotion_ms, d.settings.promotion_ms);
+        assert_eq!(c.settings.promotion_default, d.settings.promotion_default);
+        assert_eq!(c.settings.rules, d.settings.rules);
+        assert_eq!(c.settings.mode, d.settings.mode);
+        assert_eq!(c.settings.time_control, d.settings.time_control);
+        assert_eq!((c.lang, c.style, c.files), (d.lang, d.style, d.files));
+        assert_eq!(c.boards, d.boards);
+    }
+
+    #[test]
+    fn the_reference_config_documents_every_key() {
+        let sections = known_keys(None);
+        assert!(sections.len() >= 4, "{sections:?}");
+        for section in &sections {
+            assert!(
+                REFERENCE.contains(&format!("[{section}]")),
+                "[{section}] is not in the reference"
+            );
+            let keys = known_keys(Some(section));
+            assert!(!keys.is_empty(), "no keys found for [{section}]");
+            for key in keys {
+                let documented = REFERENCE
+                    .lines()
+                    .any(|l| l.trim_start().starts_with(&format!("{key} =")));
+                assert!(
+                    documented,
+                    "{section}.{key} is not in config/chessboardd.toml"
+                );
+            }
+        }
+    }
+}

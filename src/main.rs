@@ -203,28 +203,32 @@ fn demo_cmd(
         "chessboardd demo: simulated board, {} moves at {speed}x real time",
         game.moves.len()
     );
+    // A closed pipe (`chessboardd demo | head`) ends the printing, not the daemon.
+    let print = |line: String| {
+        let _ = writeln!(std::io::stdout().lock(), "{line}");
+    };
     let engine = rt.block_on(chessboardd::daemon::run_simulated(
         settings,
         inputs,
         speed,
         |e| {
             if json {
-                println!("{}", e.to_json());
+                print(e.to_json());
                 return;
             }
             match &e.kind {
                 EventKind::Move { ply, san, say, .. } => {
                     let n = ply.div_ceil(2);
                     let dots = if ply % 2 == 1 { "." } else { "..." };
-                    println!("{n:>3}{dots:<4}{san:<8} \u{1f50a} {say}");
+                    print(format!("{n:>3}{dots:<4}{san:<8} \u{1f50a} {say}"));
                 }
-                EventKind::Say { text, .. } => println!("        \u{1f50a} {text}"),
+                EventKind::Say { text, .. } => print(format!("        \u{1f50a} {text}")),
                 _ => {}
             }
         },
     ));
     if !json {
-        println!("\n{}", engine.pgn());
+        print(format!("\n{}", engine.pgn()));
     }
     Ok(())
 }

@@ -559,7 +559,7 @@ impl Phrases {
 mod tests {
     use super::*;
     use shakmaty::fen::Fen;
-    use shakmaty::{CastlingMode, Chess, Position};
+    use shakmaty::{CastlingMode, Chess};
 
     fn say(lang: Lang, style: Style, fen: &str, san: &str) -> String {
         let pos: Chess = fen

@@ -1,0 +1,37 @@
+# chessboardd: `make demo` to hear (for now: read) a game, `make test` to run every test.
+# Both install the system packages they need first (apt-get, with sudo when not root).
+
+CARGO ?= cargo
+# Debian / Raspberry Pi OS packages the build and the tests need. The engine is pure Rust.
+BUILD_PACKAGES :=
+TEST_PACKAGES :=
+
+.PHONY: all deps build demo test lint bench clean
+
+all: build
+
+deps:
+	@sh scripts/deps.sh $(BUILD_PACKAGES) $(TEST_PACKAGES)
+
+build: deps
+	$(CARGO) build --release
+
+demo: build
+	./target/release/chessboardd demo
+
+test: deps
+	$(CARGO) test --all-targets
+	$(MAKE) lint
+
+# fmt and clippy come with rustup's default profile; skipped with a note where they are missing.
+lint:
+	@if $(CARGO) fmt --version >/dev/null 2>&1; then $(CARGO) fmt --all -- --check; \
+	else echo "note: rustfmt not installed, format check skipped"; fi
+	@if $(CARGO) clippy --version >/dev/null 2>&1; then $(CARGO) clippy --all-targets -- -D warnings; \
+	else echo "note: clippy not installed, lint skipped"; fi
+
+bench:
+	$(CARGO) bench --bench replay
+
+clean:
+	$(CARGO) clean

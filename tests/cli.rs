@@ -1,0 +1,171 @@
+//! The command line as users and the acceptance tests call it: exit codes, stdout, stderr.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_chessboardd"))
+}
+
+fn tmp(name: &str, content: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("chessboardd-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, content).unwrap();
+    p
+}
+
+fn replay_stdin(args: &[&str], script: &str) -> Output {
+    let mut child = bin()
+        .arg("replay")
+        .args(args)
+        .arg("-")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The process may exit (bad flags) before reading its input.
+    let _ = child.stdin.take().unwrap().write_all(script.as_bytes());
+    child.wait_with_output().unwrap()
+}
+
+fn lines(o: &Output) -> Vec<serde_json::Value> {
+    String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+const EXAMPLE: &str = "lift e2\nplace e4\nlift e7\nplace e5\nlift g1\nplace f3\n";
+
+#[test]
+fn replay_reads_standard_input_and_prints_only_json_lines() {
+    let o = replay_stdin(&[], EXAMPLE);
+    assert!(o.status.success());
+    let ev = lines(&o);
+    assert_eq!(ev[0]["type"], "game_start");
+    assert_eq!(ev[0]["t"], 0);
+    assert_eq!(ev[1]["type"], "touched");
+    assert_eq!(ev[1]["t"], 280);
+    assert_eq!(
+        (ev[2]["t"].as_u64(), ev[2]["san"].as_str()),
+        (Some(530), Some("e4"))
+    );
+    let last = ev.last().unwrap();
+    assert_eq!(
+        (
+            last["t"].as_u64(),
+            last["san"].as_str(),
+            last["ply"].as_u64()
+        ),
+        (Some(1530), Some("Nf3"), Some(3))
+    );
+    assert!(o.stderr.is_empty());
+}
+
+#[test]
+fn a_malformed_script_exits_2_naming_the_line_and_prints_no_events() {
+    let o = replay_stdin(&[], "lift e2\nplace e4\n\nlift e9\n");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(o.stdout.is_empty(), "nothing half-done");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("line 4: 'e9' is not a square"), "{err}");
+    let o = replay_stdin(&[], "@900 lift e2\n@100 place e4\n");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("line 2: time goes backwards"));
+}
+
+#[test]
+fn a_bad_config_exits_78_naming_file_line_and_setting() {
+    let cfg = tmp("bad.toml", "[rules]\nmode = \"blitzkrieg\"\n");
+    let o = replay_stdin(&["--config", cfg.to_str().unwrap()], EXAMPLE);
+    assert_eq!(o.status.code(), Some(78));
+    assert!(o.stdout.is_empty());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("bad.toml: line 2")
+            && err.contains("rules.mode")
+            && err.contains("tournament, casual"),
+        "{err}"
+    );
+    let o = replay_stdin(&["--rules", "fide-1800"], EXAMPLE);
+    assert_eq!(o.status.code(), Some(78));
+    let o = replay_stdin(&["--time-control", "soon"], EXAMPLE);
+    assert_eq!(o.status.code(), Some(78));
+    let o = bin()
+        .args(["check-config", cfg.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(78));
+    let good = concat!(env!("CARGO_MANIFEST_DIR"), "/config/chessboardd.toml");
+    let o = bin().args(["check-config", good]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+#[test]
+fn flags_override_the_config() {
+    let cfg = tmp("en.toml", "[speech]\nlang = \"en\"\n");
+    let o = replay_stdin(&["--config", cfg.to_str().unwrap()], EXAMPLE);
+    assert_eq!(lines(&o).last().unwrap()["say"], "Knight Felix three");
+    let o = replay_stdin(
+        &["--config", cfg.to_str().unwrap(), "--lang", "sv"],
+        EXAMPLE,
+    );
+    assert_eq!(lines(&o).last().unwrap()["say"], "Springare Felix tre");
+    let o = replay_stdin(&["--style", "long"], EXAMPLE);
+    assert_eq!(
+        lines(&o).last().unwrap()["say"],
+        "Springer Gustav eins Felix drei"
+    );
+}
+
+#[test]
+fn pgn_out_holds_the_roster_the_moves_and_the_result() {
+    let out = std::env::temp_dir().join(format!("chessboardd-cli-{}-mate.pgn", std::process::id()));
+    let script = "lift f2\nplace f3\nlift e7\nplace e5\nlift g2\nplace g4\nlift d8\nplace h4\n";
+    let o = replay_stdin(
+        &["--pgn", out.to_str().unwrap(), "--time-control", "300+2"],
+        script,
+    );
+    assert!(o.status.success());
+    let ev = lines(&o);
+    let over = ev.iter().find(|e| e["type"] == "game_over").unwrap();
+    assert_eq!(
+        (over["result"].as_str(), over["reason"].as_str()),
+        (Some("0-1"), Some("checkmate"))
+    );
+    let pgn = std::fs::read_to_string(&out).unwrap();
+    for tag in ["Event", "Site", "Date", "Round", "White", "Black"] {
+        assert!(pgn.contains(&format!("[{tag} \"")), "{tag} missing:\n{pgn}");
+    }
+    assert!(pgn.contains("[Result \"0-1\"]"));
+    assert!(pgn.contains("[TimeControl \"300+2\"]"));
+    assert!(pgn.contains("[Termination \"normal\"]"));
+    assert!(pgn.contains("1. f3 e5 2. g4 Qh4# {checkmate} 0-1"), "{pgn}");
+}
+
+#[test]
+fn the_demo_plays_the_seed_game_on_the_simulated_board() {
+    let o = bin().args(["demo", "--speed", "200"]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    // The sample game of Appendix E, announced move by move, then its record.
+    assert!(
+        out.contains("  1.   d4       \u{1f50a} David vier"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  1... Nf6      \u{1f50a} Springer Felix sechs"),
+        "{out}"
+    );
+    assert!(out.contains("Kurze Rochade"), "{out}");
+    assert!(out.contains(" 17.   a5"), "{out}");
+    assert_eq!(
+        out.matches('\u{1f50a}').count(),
+        33,
+        "every move announced once:\n{out}"
+    );
+    assert!(out.contains("1. d4 Nf6 2. c4 e6 3. Nc3 Bb4"), "{out}");
+}
