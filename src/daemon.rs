@@ -46,12 +46,13 @@ pub async fn run_simulated(
     mut on_event: impl FnMut(&Event),
 ) -> Engine {
     let clock = DaemonClock::new(speed);
-    let (tx, mut rx) = mpsc::channel::<SimInput>(64);
+    // Readings carry the time the board saw them, as a driver stamps what it reads.
+    let (tx, mut rx) = mpsc::channel::<(Millis, SimInput)>(64);
     // The simulated board runs as its own task, as a real driver would.
     let board = tokio::spawn(async move {
         for (t, input) in inputs {
             sleep_until(clock.instant(t)).await;
-            if tx.send(input).await.is_err() {
+            if tx.send((t, input)).await.is_err() {
                 break;
             }
         }
@@ -66,8 +67,8 @@ pub async fn run_simulated(
         let deadline = engine.next_deadline().map(|d| clock.instant(d));
         tokio::select! {
             input = rx.recv() => match input {
-                Some(SimInput::Reading(r)) => engine.reading(clock.now(), r, &mut out),
-                Some(SimInput::Press(b)) => engine.press(clock.now(), b, &mut out),
+                Some((t, SimInput::Reading(r))) => engine.reading(t, r, &mut out),
+                Some((t, SimInput::Press(b))) => engine.press(t, b, &mut out),
                 None => break,
             },
             _ = async { sleep_until(deadline.unwrap_or_else(Instant::now)).await }, if deadline.is_some() => {

@@ -148,7 +148,7 @@ fn pgn_out_holds_the_roster_the_moves_and_the_result() {
 
 #[test]
 fn the_demo_plays_the_seed_game_on_the_simulated_board() {
-    let o = bin().args(["demo", "--speed", "200"]).output().unwrap();
+    let o = bin().args(["demo", "--speed", "50"]).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let out = String::from_utf8_lossy(&o.stdout);
     // The sample game of Appendix E, announced move by move, then its record.

@@ -1,0 +1,846 @@
+//! Property tests of the engine as a whole, driven through the simulated board.
+//!
+//! 1. Random event streams (raw square readings, whole-board frames, every button, and legal
+//!    moves made the way people make them, at random times) under random settings: the engine
+//!    never panics, its record is a legal game, its events are in time order, and its `move` /
+//!    `takeback` events reconstruct the record exactly.
+//! 2. Real games played on the simulated board, then perturbed (a reading dropped or repeated,
+//!    contact flickers, a piece lifted and put back): the same invariants; and flickers shorter
+//!    than the debounce change nothing at all.
+//! 3. The same settings and inputs give the same events.
+
+use std::sync::OnceLock;
+
+use chessboardd::engine::clock::TimeControl;
+use chessboardd::engine::debounce::{EMPTY, OCCUPIED};
+use chessboardd::engine::game::{fen_of, ply_number};
+use chessboardd::engine::rules::{Mode, FIDE_1997, FIDE_2005, FIDE_2023};
+use chessboardd::engine::{Button, Engine, Event, EventKind, Millis, Reading, Settings};
+use chessboardd::pgn::{self, PgnGame};
+use chessboardd::sim::{self, Gestures, SimInput};
+use proptest::prelude::*;
+use proptest::sample::Index;
+use proptest::strategy::Union;
+use proptest::test_runner::Config;
+use shakmaty::fen::Fen;
+use shakmaty::san::SanPlus;
+use shakmaty::uci::UciMove;
+use shakmaty::{CastlingMode, CastlingSide, Chess, Move, Position, Role, Square};
+
+/// What the replay lets pass after the last input, so pending timeouts fire.
+const TAIL: Millis = 10_000;
+
+type Inputs = Vec<(Millis, SimInput)>;
+
+// ---------------------------------------------------------------------------------------------
+// Settings
+
+const TIME_CONTROLS: [Option<&str>; 6] = [
+    None,
+    None,
+    Some("60+1"),
+    Some("15+2"),
+    Some("40/120+5:60+1"),
+    Some("90d3"),
+];
+
+/// A small, printable description of the settings (proptest prints it on failure).
+#[derive(Clone, Debug)]
+struct Conf {
+    casual: bool,
+    /// 0 = FIDE_1997, 1 = FIDE_2005, 2 = FIDE_2023.
+    rules: usize,
+    time_control: Option<&'static str>,
+    debounce_ms: Millis,
+}
+
+impl Conf {
+    fn settings(&self) -> Settings {
+        Settings {
+            mode: if self.casual {
+                Mode::Casual
+            } else {
+                Mode::Tournament
+            },
+            rules: [FIDE_1997, FIDE_2005, FIDE_2023][self.rules],
+            time_control: self
+                .time_control
+                .map(|tc| tc.parse::<TimeControl>().expect("a valid time control")),
+            debounce_ms: self.debounce_ms,
+            ..Settings::default()
+        }
+    }
+}
+
+fn conf(time_controls: &'static [Option<&'static str>], debounce: bool) -> BoxedStrategy<Conf> {
+    let debounce_ms = if debounce {
+        prop_oneof![4 => Just(30u64), 1 => Just(0u64), 1 => 1u64..60].boxed()
+    } else {
+        Just(30u64).boxed()
+    };
+    (
+        any::<bool>(),
+        0usize..3,
+        proptest::sample::select(time_controls),
+        debounce_ms,
+    )
+        .prop_map(|(casual, rules, time_control, debounce_ms)| Conf {
+            casual,
+            rules,
+            time_control,
+            debounce_ms,
+        })
+        .boxed()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inputs
+
+fn read(sq: Square, occupied: bool) -> SimInput {
+    SimInput::Reading(Reading::Square(sq, if occupied { OCCUPIED } else { EMPTY }))
+}
+
+fn button() -> impl Strategy<Value = Button> {
+    proptest::sample::select(vec![
+        Button::Clock,
+        Button::Repeat,
+        Button::Time,
+        Button::Position,
+        Button::Moves,
+        Button::Promote(Role::Queen),
+        Button::Promote(Role::Rook),
+        Button::Promote(Role::Bishop),
+        Button::Promote(Role::Knight),
+        Button::Draw,
+        Button::Claim,
+        Button::Resign,
+        Button::Adjust,
+        Button::NewGame,
+        Button::Takeback,
+    ])
+}
+
+fn button_name(b: Button) -> &'static str {
+    match b {
+        Button::Clock => "clock",
+        Button::Repeat => "repeat",
+        Button::Time => "time",
+        Button::Position => "position",
+        Button::Moves => "moves",
+        Button::Promote(Role::Rook) => "promote-rook",
+        Button::Promote(Role::Bishop) => "promote-bishop",
+        Button::Promote(Role::Knight) => "promote-knight",
+        Button::Promote(_) => "promote-queen",
+        Button::Draw => "draw",
+        Button::Claim => "claim",
+        Button::Resign => "resign",
+        Button::Adjust => "adjust",
+        Button::NewGame => "new-game",
+        Button::Takeback => "takeback",
+    }
+}
+
+/// The inputs as a `chessboardd replay` script, for failure messages and bug reports.
+fn script(start: &Chess, inputs: &[(Millis, SimInput)]) -> String {
+    let mut s = format!("setup fen {}\n", fen_of(start));
+    let mut occ = start.board().occupied().0;
+    for (t, input) in inputs {
+        let line = match input {
+            SimInput::Press(b) => format!("press {}", button_name(*b)),
+            SimInput::Reading(Reading::Square(sq, state)) => {
+                occ = set_bit(occ, *sq, *state != EMPTY);
+                format!("{} {sq}", if *state == EMPTY { "lift" } else { "place" })
+            }
+            SimInput::Reading(Reading::Frame(states)) => {
+                occ = mask_of(states);
+                format!("occupancy {occ:016x}")
+            }
+        };
+        s.push_str(&format!("@{t} {line}\n"));
+    }
+    s
+}
+
+fn set_bit(occ: u64, sq: Square, on: bool) -> u64 {
+    if on {
+        occ | 1 << (sq as u32)
+    } else {
+        occ & !(1 << (sq as u32))
+    }
+}
+
+fn mask_of(states: &[u8; 64]) -> u64 {
+    states
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| **s != EMPTY)
+        .fold(0, |m, (i, _)| m | 1 << i)
+}
+
+/// The raw occupancy after an input, given the one before it.
+fn occ_after(occ: u64, input: &SimInput) -> u64 {
+    match input {
+        SimInput::Reading(Reading::Square(sq, state)) => set_bit(occ, *sq, *state != EMPTY),
+        SimInput::Reading(Reading::Frame(states)) => mask_of(states),
+        SimInput::Press(_) => occ,
+    }
+}
+
+/// One step of a random stream.
+#[derive(Clone, Debug)]
+enum Item {
+    /// A raw reading of one square.
+    Square(u8, bool),
+    /// A whole-board frame with a random mask.
+    Frame(u64),
+    /// A whole-board frame: the raw board with a few squares flipped.
+    NearFrame(u64, u64, u64),
+    Press(Button),
+    /// The k-th legal move of the position the script believes in, as people make it.
+    Move {
+        k: u16,
+        seed: u8,
+    },
+    /// The last move the script made put back physically (a takeback in casual play).
+    Undo,
+}
+
+fn item(noise: u32) -> BoxedStrategy<Item> {
+    Union::new_weighted(vec![
+        (
+            noise + 1,
+            (0u8..64, any::<bool>())
+                .prop_map(|(sq, occ)| Item::Square(sq, occ))
+                .boxed(),
+        ),
+        (2, any::<u64>().prop_map(Item::Frame).boxed()),
+        (
+            3,
+            any::<(u64, u64, u64)>()
+                .prop_map(|(a, b, c)| Item::NearFrame(a, b, c))
+                .boxed(),
+        ),
+        (8, button().prop_map(Item::Press).boxed()),
+        (
+            101 - noise,
+            (any::<u16>(), any::<u8>())
+                .prop_map(|(k, seed)| Item::Move { k, seed })
+                .boxed(),
+        ),
+        (5, Just(Item::Undo).boxed()),
+    ])
+    .boxed()
+}
+
+fn gap() -> impl Strategy<Value = Millis> {
+    prop_oneof![3 => 0u64..30, 2 => 0u64..2000]
+}
+
+/// A random stream: `noise` (0..=100) weighs random readings against legal moves.
+fn items() -> impl Strategy<Value = Vec<(Millis, Item)>> {
+    (0u32..=100).prop_flat_map(|noise| proptest::collection::vec((gap(), item(noise)), 0..200))
+}
+
+const STARTS: [&str; 3] = [
+    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    // Castling on both sides, pins, checks.
+    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    // Promotions for both sides, en passant at once.
+    "4k3/1P6/8/3pP3/8/8/6p1/4K3 w - d6 0 2",
+];
+
+fn start(i: usize) -> Chess {
+    STARTS[i]
+        .parse::<Fen>()
+        .expect("a FEN")
+        .into_position(CastlingMode::Standard)
+        .expect("a legal position")
+}
+
+/// Turns the items into timed inputs, keeping track of the position the items believe in.
+fn expand(start: &Chess, items: &[(Millis, Item)]) -> Inputs {
+    let mut out: Inputs = Vec::new();
+    let mut t: Millis = 0;
+    let mut pos = start.clone();
+    let mut history: Vec<(Chess, Move)> = Vec::new();
+    let mut occ = start.board().occupied().0;
+    fn push(out: &mut Inputs, occ: &mut u64, t: Millis, input: SimInput) {
+        *occ = occ_after(*occ, &input);
+        out.push((t, input));
+    }
+    for (gap, item) in items {
+        t += gap;
+        match item {
+            Item::Square(sq, on) => push(
+                &mut out,
+                &mut occ,
+                t,
+                read(Square::new(u32::from(*sq)), *on),
+            ),
+            Item::Frame(mask) => push(
+                &mut out,
+                &mut occ,
+                t,
+                SimInput::Reading(Reading::occupancy(*mask)),
+            ),
+            Item::NearFrame(a, b, c) => {
+                let frame = Reading::occupancy(occ ^ (a & b & c));
+                push(&mut out, &mut occ, t, SimInput::Reading(frame));
+            }
+            Item::Press(b) => push(&mut out, &mut occ, t, SimInput::Press(*b)),
+            Item::Move { k, seed } => {
+                let legal = pos.legal_moves();
+                if legal.is_empty() {
+                    continue;
+                }
+                let m = legal[usize::from(*k) % legal.len()];
+                let g = Gestures {
+                    seed: u64::from(*seed),
+                    vary_order: seed & 1 != 0,
+                    bounce: seed & 2 != 0,
+                    quirks: seed & 4 != 0,
+                };
+                for (u, input) in sim::game_inputs(&pos, &[m], &g, t) {
+                    t = t.max(u);
+                    push(&mut out, &mut occ, u, input);
+                }
+                history.push((pos.clone(), m));
+                pos.play_unchecked(m);
+            }
+            Item::Undo => {
+                let Some((before, m)) = history.pop() else {
+                    continue;
+                };
+                let steps: Vec<(Square, bool)> = match m {
+                    Move::Normal {
+                        from, to, capture, ..
+                    } => {
+                        let mut v = vec![(to, false), (from, true)];
+                        if capture.is_some() {
+                            v.push((to, true));
+                        }
+                        v
+                    }
+                    Move::EnPassant { from, to } => vec![
+                        (to, false),
+                        (from, true),
+                        (Square::from_coords(to.file(), from.rank()), true),
+                    ],
+                    Move::Castle { king, rook } => {
+                        let side = if rook > king {
+                            CastlingSide::KingSide
+                        } else {
+                            CastlingSide::QueenSide
+                        };
+                        let turn = before.turn();
+                        vec![
+                            (side.king_to(turn), false),
+                            (side.rook_to(turn), false),
+                            (king, true),
+                            (rook, true),
+                        ]
+                    }
+                    Move::Put { .. } => Vec::new(),
+                };
+                for (sq, on) in steps {
+                    t += 200;
+                    push(&mut out, &mut occ, t, read(sq, on));
+                }
+                pos = before;
+            }
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// Invariants
+
+fn uci_of(m: Move) -> String {
+    UciMove::from_standard(m).to_string()
+}
+
+fn record_ucis(engine: &Engine) -> Vec<String> {
+    engine.game().plies.iter().map(|p| uci_of(p.m)).collect()
+}
+
+fn parse_fen(fen: &str) -> Result<Chess, TestCaseError> {
+    fen.parse::<Fen>()
+        .map_err(|e| TestCaseError::fail(format!("bad FEN {fen}: {e}")))?
+        .into_position(CastlingMode::Standard)
+        .map_err(|e| TestCaseError::fail(format!("impossible FEN {fen}: {e}")))
+}
+
+/// No panic happened (we got here); the record is a legal game; events are in time order; and
+/// the `move` / `takeback` events tell exactly the story of the final record.
+fn check_invariants(engine: &Engine, events: &[Event]) -> Result<(), TestCaseError> {
+    // Time order.
+    for w in events.windows(2) {
+        prop_assert!(
+            w[0].t <= w[1].t,
+            "events out of time order: {:?} then {:?}",
+            w[0],
+            w[1]
+        );
+    }
+
+    // The record replays legally from its start.
+    let game = engine.game();
+    let mut pos = game.start.clone();
+    for (i, ply) in game.plies.iter().enumerate() {
+        prop_assert_eq!(
+            fen_of(&ply.before),
+            fen_of(&pos),
+            "ply {}: `before` is not the position reached",
+            i
+        );
+        prop_assert!(
+            pos.is_legal(ply.m),
+            "ply {}: {:?} is illegal in {}",
+            i,
+            ply.m,
+            fen_of(&pos)
+        );
+        prop_assert_eq!(ply.san, SanPlus::from_move(pos.clone(), ply.m));
+        pos.play_unchecked(ply.m);
+    }
+    prop_assert_eq!(fen_of(&game.pos), fen_of(&pos), "the game's position");
+
+    // The events reconstruct the record.
+    let mut starts = 0;
+    let mut cur: Option<Chess> = None;
+    let mut stack: Vec<(Chess, String, String)> = Vec::new();
+    for e in events {
+        match &e.kind {
+            EventKind::GameStart { fen } => {
+                starts += 1;
+                cur = Some(parse_fen(fen)?);
+                stack.clear();
+            }
+            EventKind::Move {
+                ply,
+                color,
+                uci,
+                san,
+                fen,
+                ..
+            } => {
+                let Some(p) = cur.as_mut() else {
+                    return Err(TestCaseError::fail(format!(
+                        "a move before game_start: {e:?}"
+                    )));
+                };
+                let m = uci.parse::<UciMove>().ok().and_then(|u| u.to_move(p).ok());
+                let Some(m) = m else {
+                    return Err(TestCaseError::fail(format!(
+                        "move event {e:?} is not legal in {}",
+                        fen_of(p)
+                    )));
+                };
+                prop_assert_eq!(&uci_of(m), uci, "uci form of {:?}", e);
+                prop_assert_eq!(*ply, ply_number(p), "ply number of {:?}", e);
+                prop_assert_eq!(*color, p.turn(), "colour of {:?}", e);
+                prop_assert_eq!(
+                    san,
+                    &SanPlus::from_move(p.clone(), m).to_string(),
+                    "san of {:?}",
+                    e
+                );
+                stack.push((p.clone(), uci.clone(), san.clone()));
+                p.play_unchecked(m);
+                prop_assert_eq!(fen, &fen_of(p), "fen after {:?}", e);
+            }
+            EventKind::Takeback { ply, san } => {
+                let Some((before, _, said)) = stack.pop() else {
+                    return Err(TestCaseError::fail(format!(
+                        "takeback {e:?} with no move to take back"
+                    )));
+                };
+                prop_assert_eq!(*ply, ply_number(&before), "ply number of {:?}", e);
+                prop_assert_eq!(san, &said, "san of {:?}", e);
+                cur = Some(before);
+            }
+            _ => {}
+        }
+    }
+    prop_assert!(starts >= 1, "no game_start");
+    let last_start = events
+        .iter()
+        .rev()
+        .find_map(|e| match &e.kind {
+            EventKind::GameStart { fen } => Some(fen.clone()),
+            _ => None,
+        })
+        .unwrap_or_default();
+    prop_assert_eq!(last_start, fen_of(&game.start), "the last game_start");
+    let told: Vec<String> = stack.iter().map(|(_, u, _)| u.clone()).collect();
+    prop_assert_eq!(
+        told,
+        record_ucis(engine),
+        "move/takeback events vs the record"
+    );
+    if let Some(p) = &cur {
+        prop_assert_eq!(fen_of(p), fen_of(&game.pos), "position told by the events");
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Games and perturbations
+
+/// Games for the perturbation tests: the sample games, and selfplay games that between them
+/// castle both ways, capture en passant and underpromote.
+fn pool() -> &'static [(String, PgnGame)] {
+    static POOL: OnceLock<Vec<(String, PgnGame)>> = OnceLock::new();
+    POOL.get_or_init(|| {
+        let read = |file: &str| {
+            let path = format!("{}/tests/data/games/{file}", env!("CARGO_MANIFEST_DIR"));
+            pgn::parse(&std::fs::read_to_string(path).expect("game file")).expect("PGN")
+        };
+        let mut pool = Vec::new();
+        for file in ["seed-example.pgn", "molinari-bordais-1979.pgn"] {
+            for (i, g) in read(file).into_iter().enumerate() {
+                pool.push((format!("{file}#{i}"), g));
+            }
+        }
+        let selfplay = read("selfplay-400.pgn");
+        let mut wanted: Vec<usize> = vec![0, 1, 2];
+        let has = |g: &PgnGame, f: &dyn Fn(&Move) -> bool| g.moves.iter().any(f);
+        let kinds: [&dyn Fn(&Move) -> bool; 3] = [
+            &|m| m.is_en_passant(),
+            &|m| matches!(m.promotion(), Some(r) if r != Role::Queen),
+            &|m| matches!(m, Move::Castle { king, rook } if rook < king),
+        ];
+        for kind in kinds {
+            if let Some(i) = selfplay.iter().position(|g| has(g, kind)) {
+                wanted.push(i);
+            }
+        }
+        wanted.sort_unstable();
+        wanted.dedup();
+        for i in wanted {
+            pool.push((format!("selfplay-400.pgn#{i}"), selfplay[i].clone()));
+        }
+        pool
+    })
+}
+
+fn gestures() -> impl Strategy<Value = Gestures> {
+    (any::<u64>(), any::<bool>(), any::<bool>(), any::<bool>()).prop_map(
+        |(seed, vary_order, bounce, quirks)| Gestures {
+            seed,
+            vary_order,
+            bounce,
+            quirks,
+        },
+    )
+}
+
+#[derive(Clone, Debug)]
+enum Perturb {
+    /// One input lost.
+    Drop(Index),
+    /// One input sent again, `delay` ms later.
+    Dup(Index, Millis),
+    /// A square reads the opposite for `dur` ms, `offset` ms after an input; on the square of
+    /// that input when `sq` is `None`.
+    Flicker {
+        at: Index,
+        offset: Millis,
+        sq: Option<u8>,
+        dur: Millis,
+    },
+    /// A piece lifted `offset` ms after an input and put back on its square `hold` ms later.
+    Touch {
+        at: Index,
+        offset: Millis,
+        pick: Index,
+        hold: Millis,
+    },
+}
+
+fn flicker() -> impl Strategy<Value = Perturb> {
+    (
+        any::<Index>(),
+        prop_oneof![0u64..60, 0u64..1000],
+        prop_oneof![Just(None), (0u8..64).prop_map(Some)],
+        0u64..20,
+    )
+        .prop_map(|(at, offset, sq, dur)| Perturb::Flicker {
+            at,
+            offset,
+            sq,
+            dur,
+        })
+}
+
+fn perturb() -> impl Strategy<Value = Perturb> {
+    prop_oneof![
+        any::<Index>().prop_map(Perturb::Drop),
+        (any::<Index>(), prop_oneof![Just(0u64), 0u64..600])
+            .prop_map(|(i, delay)| Perturb::Dup(i, delay)),
+        flicker(),
+        (any::<Index>(), 0u64..1000, any::<Index>(), 0u64..2500).prop_map(
+            |(at, offset, pick, hold)| Perturb::Touch {
+                at,
+                offset,
+                pick,
+                hold
+            }
+        ),
+    ]
+}
+
+/// Inserts an input after every input at the same or an earlier time.
+fn insert(inputs: &mut Inputs, t: Millis, input: SimInput) {
+    let i = inputs.partition_point(|(u, _)| *u <= t);
+    inputs.insert(i, (t, input));
+}
+
+/// The raw occupancy after every input up to time `t`.
+fn raw_at(start: &Chess, inputs: &[(Millis, SimInput)], t: Millis) -> u64 {
+    inputs
+        .iter()
+        .take_while(|(u, _)| *u <= t)
+        .fold(start.board().occupied().0, |occ, (_, i)| occ_after(occ, i))
+}
+
+/// When the raw state of `sq` changes.
+fn changes_of(start: &Chess, inputs: &[(Millis, SimInput)], sq: Square) -> Vec<Millis> {
+    let bit = 1u64 << (sq as u32);
+    let mut occ = start.board().occupied().0;
+    let mut out = Vec::new();
+    for (t, input) in inputs {
+        let next = occ_after(occ, input);
+        if (next ^ occ) & bit != 0 {
+            out.push(*t);
+        }
+        occ = next;
+    }
+    out
+}
+
+/// Applies one perturbation. For a flicker, returns whether it is clean: both of its changes
+/// fall where no other change of that square is within the debounce time, so the debouncer
+/// must swallow it whole. Other perturbations return false.
+fn apply(start: &Chess, inputs: &mut Inputs, p: &Perturb, debounce: Millis) -> bool {
+    if inputs.is_empty() {
+        return false;
+    }
+    match p {
+        Perturb::Drop(i) => {
+            inputs.remove(i.index(inputs.len()));
+            false
+        }
+        Perturb::Dup(i, delay) => {
+            let (t, input) = inputs[i.index(inputs.len())].clone();
+            insert(inputs, t + delay, input);
+            false
+        }
+        Perturb::Flicker {
+            at,
+            offset,
+            sq,
+            dur,
+        } => {
+            let (t0, ref input) = inputs[at.index(inputs.len())];
+            let sq = match (sq, input) {
+                (Some(s), _) => Square::new(u32::from(*s)),
+                (None, SimInput::Reading(Reading::Square(s, _))) => *s,
+                (None, _) => Square::new((t0 % 64) as u32),
+            };
+            let t = t0 + offset;
+            let was = raw_at(start, inputs, t) & (1 << (sq as u32)) != 0;
+            let clean = changes_of(start, inputs, sq)
+                .iter()
+                .all(|&c| c + debounce < t || c > t + dur);
+            insert(inputs, t, read(sq, !was));
+            insert(inputs, t + dur, read(sq, was));
+            clean
+        }
+        Perturb::Touch {
+            at,
+            offset,
+            pick,
+            hold,
+        } => {
+            let t = inputs[at.index(inputs.len())].0 + offset;
+            let occ = raw_at(start, inputs, t);
+            let squares: Vec<u32> = (0..64).filter(|i| occ & (1 << i) != 0).collect();
+            if !squares.is_empty() {
+                let sq = Square::new(squares[pick.index(squares.len())]);
+                insert(inputs, t, read(sq, false));
+                insert(inputs, t + hold, read(sq, true));
+            }
+            false
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The properties
+
+fn config(cases: u32) -> Config {
+    Config {
+        cases,
+        failure_persistence: None,
+        ..Config::default()
+    }
+}
+
+proptest! {
+    #![proptest_config(config(384))]
+
+    /// Property 1: whatever the board and the buttons do, the engine keeps a legal record and
+    /// tells it truthfully.
+    #[test]
+    fn random_streams_keep_a_legal_truthfully_told_record(
+        conf in conf(&TIME_CONTROLS, true),
+        start_ix in 0usize..STARTS.len(),
+        items in items(),
+    ) {
+        let start = start(start_ix);
+        let inputs = expand(&start, &items);
+        let (engine, events) = sim::run(conf.settings(), &start, &inputs, TAIL);
+        check_invariants(&engine, &events).map_err(|e| {
+            TestCaseError::fail(format!("{e}\nsettings {conf:?}\nscript:\n{}", script(&start, &inputs)))
+        })?;
+    }
+}
+
+proptest! {
+    #![proptest_config(config(64))]
+
+    /// Property 3: the engine is a function of its settings and inputs.
+    #[test]
+    fn same_settings_and_inputs_give_the_same_events(
+        conf in conf(&TIME_CONTROLS, true),
+        start_ix in 0usize..STARTS.len(),
+        items in items(),
+    ) {
+        let start = start(start_ix);
+        let inputs = expand(&start, &items);
+        let (e1, ev1) = sim::run(conf.settings(), &start, &inputs, TAIL);
+        let (e2, ev2) = sim::run(conf.settings(), &start, &inputs, TAIL);
+        prop_assert_eq!(ev1, ev2);
+        prop_assert_eq!(record_ucis(&e1), record_ucis(&e2));
+        prop_assert_eq!(e1.pgn(), e2.pgn());
+    }
+}
+
+const GAME_TIME_CONTROLS: [Option<&str>; 4] = [None, None, Some("5400+30"), Some("60+1")];
+
+proptest! {
+    #![proptest_config(config(128))]
+
+    /// Property 2: real games with lost, repeated and spurious readings and stray touches.
+    #[test]
+    fn perturbed_games_keep_a_legal_truthfully_told_record(
+        conf in conf(&GAME_TIME_CONTROLS, false),
+        game in any::<Index>(),
+        g in gestures(),
+        perturbs in proptest::collection::vec(perturb(), 1..5),
+    ) {
+        let (name, game) = &pool()[game.index(pool().len())];
+        let mut inputs = sim::game_inputs(&game.start, &game.moves, &g, 1000);
+        for p in &perturbs {
+            apply(&game.start, &mut inputs, p, conf.debounce_ms);
+        }
+        let (engine, events) = sim::run(conf.settings(), &game.start, &inputs, TAIL);
+        check_invariants(&engine, &events).map_err(|e| {
+            TestCaseError::fail(format!("{name}: {e}\nsettings {conf:?}\nscript:\n{}", script(&game.start, &inputs)))
+        })?;
+    }
+
+    /// Property 2, flickers only: contact flickers shorter than the debounce time are never
+    /// seen, so the game is recorded move for move, with exactly the events of the clean run.
+    #[test]
+    fn flickers_shorter_than_the_debounce_change_nothing(
+        conf in conf(&GAME_TIME_CONTROLS[..3], false),
+        game in any::<Index>(),
+        g in gestures(),
+        flickers in proptest::collection::vec(flicker(), 1..12),
+    ) {
+        let (name, game) = &pool()[game.index(pool().len())];
+        let clean_inputs = sim::game_inputs(&game.start, &game.moves, &g, 1000);
+        let mut inputs = clean_inputs.clone();
+        for f in &flickers {
+            let mut tried = inputs.clone();
+            if apply(&game.start, &mut tried, f, conf.debounce_ms) {
+                inputs = tried;
+            }
+        }
+        let (clean_engine, clean_events) =
+            sim::run(conf.settings(), &game.start, &clean_inputs, TAIL);
+        let (engine, events) = sim::run(conf.settings(), &game.start, &inputs, TAIL);
+        let ctx = || format!("{name}\nsettings {conf:?}\nscript:\n{}", script(&game.start, &inputs));
+        check_invariants(&engine, &events).map_err(|e| TestCaseError::fail(format!("{e}\n{}", ctx())))?;
+        let wanted: Vec<String> = game.moves.iter().map(|m| uci_of(*m)).collect();
+        prop_assert_eq!(record_ucis(&clean_engine), wanted.clone(), "the clean run: {}", name);
+        prop_assert_eq!(record_ucis(&engine), wanted, "{}", ctx());
+        prop_assert_eq!(events, clean_events, "{}", ctx());
+    }
+}
+
+#[test]
+fn zz_debug() {
+    let (name, game) = pool()
+        .iter()
+        .find(|(n, _)| n == "selfplay-400.pgn#1")
+        .unwrap();
+    let _ = name;
+    let g = Gestures {
+        seed: 11112184619761559890,
+        vary_order: true,
+        bounce: false,
+        quirks: true,
+    };
+    let conf = Conf {
+        casual: true,
+        rules: 0,
+        time_control: None,
+        debounce_ms: 30,
+    };
+    let inputs = sim::game_inputs(&game.start, &game.moves, &g, 1000);
+    std::fs::write("/tmp/dbg.script", script(&game.start, &inputs)).unwrap();
+    let (_e, events) = sim::run(conf.settings(), &game.start, &inputs, TAIL);
+    let s: String = events.iter().map(|e| e.to_json() + "\n").collect();
+    std::fs::write("/tmp/dbg.events", s).unwrap();
+}
+
+#[test]
+fn zz_debug2() {
+    for rules in 0..3 {
+        for casual in [false, true] {
+            let mut fails = std::collections::BTreeMap::new();
+            for (name, game) in pool() {
+                for seed in 0..40u64 {
+                    for flags in 0..8u64 {
+                        let g = Gestures {
+                            seed,
+                            vary_order: flags & 1 != 0,
+                            bounce: flags & 2 != 0,
+                            quirks: flags & 4 != 0,
+                        };
+                        let conf = Conf {
+                            casual,
+                            rules,
+                            time_control: None,
+                            debounce_ms: 30,
+                        };
+                        let inputs = sim::game_inputs(&game.start, &game.moves, &g, 1000);
+                        let (e, events) = sim::run(conf.settings(), &game.start, &inputs, TAIL);
+                        let wanted: Vec<String> = game.moves.iter().map(|m| uci_of(*m)).collect();
+                        if record_ucis(&e) != wanted {
+                            *fails.entry((flags, name.clone())).or_insert(0) += 1;
+                            if fails.len() < 2 {
+                                let _ = events;
+                            }
+                        }
+                    }
+                }
+            }
+            println!("rules {rules} casual {casual}: {fails:?}");
+        }
+    }
+}
