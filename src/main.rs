@@ -10,7 +10,7 @@ use clap::{Parser, Subcommand};
 use chessboardd::config::{self, Config};
 use chessboardd::engine::clock::TimeControl;
 use chessboardd::engine::rules::{Mode, RuleProfile};
-use chessboardd::engine::{EventKind, Settings};
+use chessboardd::engine::EventKind;
 use chessboardd::pgn;
 use chessboardd::replay;
 use chessboardd::sim::{self, Gestures};
@@ -93,7 +93,7 @@ enum Command {
 /// A failure with its exit status and message.
 struct Fail(u8, String);
 
-fn settings_from(flags: &GameFlags, use_default_path: bool) -> Result<Settings, Fail> {
+fn config_from(flags: &GameFlags, use_default_path: bool) -> Result<Config, Fail> {
     let path = if use_default_path {
         config::resolve(flags.config.as_deref())
     } else {
@@ -134,27 +134,35 @@ fn settings_from(flags: &GameFlags, use_default_path: bool) -> Result<Settings, 
             ),
         };
     }
-    Ok(cfg.settings)
+    Ok(cfg)
 }
 
 fn replay_cmd(flags: &GameFlags, pgn_out: Option<&PathBuf>, script: &str) -> Result<(), Fail> {
-    let settings = settings_from(flags, false)?;
-    let text = if script == "-" {
-        let mut s = String::new();
-        std::io::stdin().read_to_string(&mut s).map_err(|e| {
+    let cfg = config_from(flags, false)?;
+    let bytes = if script == "-" {
+        let mut b = Vec::new();
+        std::io::stdin().read_to_end(&mut b).map_err(|e| {
             Fail(
                 EXIT_SCRIPT,
                 format!("cannot read the script from standard input: {e}"),
             )
         })?;
-        s
+        b
     } else {
-        std::fs::read_to_string(script)
+        std::fs::read(script)
             .map_err(|e| Fail(EXIT_SCRIPT, format!("cannot read {script}: {e}")))?
     };
-    let boards = Config::default().boards;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line = valid.iter().filter(|b| **b == b'\n').count() + 1;
+        Fail(
+            EXIT_SCRIPT,
+            format!("line {line}: the script is not UTF-8 text"),
+        )
+    })?;
     let lines =
-        replay::parse_script(&text, &boards).map_err(|e| Fail(EXIT_SCRIPT, e.to_string()))?;
+        replay::parse_script(&text, &cfg.boards).map_err(|e| Fail(EXIT_SCRIPT, e.to_string()))?;
+    let settings = cfg.settings;
     let stdout = std::io::stdout();
     let mut w = BufWriter::new(stdout.lock());
     let mut broken = false;
@@ -177,7 +185,7 @@ fn demo_cmd(
     speed: f64,
     json: bool,
 ) -> Result<(), Fail> {
-    let settings = settings_from(flags, true)?;
+    let settings = config_from(flags, true)?.settings;
     let text = match game_pgn {
         Some(p) => std::fs::read_to_string(p)
             .map_err(|e| Fail(1, format!("cannot read {}: {e}", p.display())))?,
@@ -254,6 +262,11 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // Script errors read exactly `line N: what is wrong` (the replay contract).
+        Err(Fail(EXIT_SCRIPT, msg)) => {
+            eprintln!("{msg}");
+            ExitCode::from(EXIT_SCRIPT)
+        }
         Err(Fail(code, msg)) => {
             eprintln!("chessboardd: {msg}");
             ExitCode::from(code)

@@ -13,6 +13,8 @@ use crate::engine::{Button, Engine, Event, Millis, Reading, Settings};
 pub const DEFAULT_STEP_MS: Millis = 250;
 /// Simulated time let pass after the last line, so pending timeouts fire.
 pub const TAIL_MS: Millis = 10_000;
+/// The latest time a script may name (about 31 years), so that no timer can overflow.
+pub const MAX_TIME_MS: Millis = 1_000_000_000_000;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Verb {
@@ -75,6 +77,11 @@ pub fn parse_script(text: &str, boards: &[String]) -> Result<Vec<Line>, ScriptEr
         if let Some(first) = words.first() {
             if let Some(abs) = first.strip_prefix('@') {
                 let at = millis(abs, "@TIME").map_err(err)?;
+                if at > MAX_TIME_MS {
+                    return Err(err(format!(
+                        "time out of range: @{at} (at most {MAX_TIME_MS} ms)"
+                    )));
+                }
                 if at < prev {
                     return Err(err(format!(
                         "time goes backwards: @{at} is before {prev} ms"
@@ -83,7 +90,16 @@ pub fn parse_script(text: &str, boards: &[String]) -> Result<Vec<Line>, ScriptEr
                 explicit = Some(at);
                 words.remove(0);
             } else if let Some(rel) = first.strip_prefix('+') {
-                explicit = Some(prev + millis(rel, "+TIME").map_err(err)?);
+                let rel = millis(rel, "+TIME").map_err(err)?;
+                explicit = Some(
+                    prev.checked_add(rel)
+                        .filter(|t| *t <= MAX_TIME_MS)
+                        .ok_or_else(|| {
+                            err(format!(
+                                "time out of range: +{rel} (at most {MAX_TIME_MS} ms in all)"
+                            ))
+                        })?,
+                );
                 words.remove(0);
             }
         }
@@ -125,11 +141,20 @@ pub fn parse_script(text: &str, boards: &[String]) -> Result<Vec<Line>, ScriptEr
                 board,
                 verb: Verb::Wait(ms),
             });
-            prev = at + ms;
+            prev = at
+                .checked_add(ms)
+                .filter(|t| *t <= MAX_TIME_MS)
+                .ok_or_else(|| {
+                    err(format!(
+                        "time out of range: wait {ms} (at most {MAX_TIME_MS} ms in all)"
+                    ))
+                })?;
             continue;
         }
         if let Some(at) = explicit {
             t = at;
+        } else if t > MAX_TIME_MS {
+            return Err(err(format!("time out of range (at most {MAX_TIME_MS} ms)")));
         }
         let verb = match verb {
             "setup" => match args.first() {
@@ -287,5 +312,14 @@ mod tests {
             1
         );
         assert!(parse_script("lift e2\nend\nthis is not parsed", &boards()).is_ok());
+        for huge in [
+            "lift e2\n+18446744073709551615 place e4",
+            "@18446744073709551615 wait 1",
+            "wait 18446744073709551615",
+            "@1000000000001 lift e2",
+        ] {
+            let e = parse_script(huge, &boards()).unwrap_err();
+            assert!(e.msg.starts_with("time out of range"), "{huge}: {e}");
+        }
     }
 }

@@ -235,31 +235,26 @@ impl Clock {
         self.start(!c, now);
     }
 
-    /// Adds time to a player's clock (penalties of Art. 7.4b and 9.5b).
-    pub fn add(&mut self, c: Color, ms: i64, now: Millis) {
-        let running = self.running;
-        self.stop(now);
-        self.remaining[c] = (self.remaining[c] + ms).max(0);
-        if let Some(r) = running {
-            self.start(r, now);
-        }
+    /// Adds time to a player's clock (penalties of Art. 7.4b and 9.5b). A running clock keeps
+    /// running: the delay of the current move is not granted again.
+    pub fn add(&mut self, c: Color, ms: i64) {
+        self.remaining[c] = self.remaining[c].saturating_add(ms);
     }
 
-    /// Sets a player's remaining time (Art. 9.5b leaves a claimant one minute).
+    /// Sets what a player's clock shows at `now` (Art. 9.5b leaves a claimant one minute).
     pub fn set(&mut self, c: Color, ms: i64, now: Millis) {
-        let running = self.running;
-        self.stop(now);
-        self.remaining[c] = ms.max(0);
-        if let Some(r) = running {
-            self.start(r, now);
-        }
+        let shown = self.remaining(c, now);
+        self.remaining[c] += ms.max(0) - shown;
     }
 
     /// When the running clock's flag falls, if one runs.
     pub fn flag_time(&self) -> Option<Millis> {
         let c = self.running?;
         let p = self.period_of(c);
-        Some(self.since + (p.delay_ms + self.remaining[c].max(0)) as Millis)
+        Some(
+            self.since
+                .saturating_add((p.delay_ms + self.remaining[c].max(0)) as Millis),
+        )
     }
 }
 
@@ -337,8 +332,21 @@ mod tests {
         let mut c = Clock::new(tc("10"));
         c.start(Color::White, 1000);
         assert_eq!(c.flag_time(), Some(11_000));
-        c.add(Color::White, 5000, 2000);
+        c.add(Color::White, 5000);
         assert_eq!(c.flag_time(), Some(16_000));
         assert_eq!(c.remaining(Color::White, 20_000), 0);
+        c.set(Color::White, 60_000, 6000);
+        assert_eq!(c.remaining(Color::White, 6000), 60_000);
+        assert_eq!(c.flag_time(), Some(66_000));
+    }
+
+    #[test]
+    fn a_penalty_does_not_restart_the_delay() {
+        let mut c = Clock::new(tc("60d5"));
+        c.start(Color::White, 0);
+        c.add(Color::Black, 120_000);
+        // White has used 3 s of his 5 s delay; after the penalty 2 s of delay remain.
+        c.set(Color::White, 60_000, 3000);
+        assert_eq!(c.remaining(Color::White, 7000), 58_000);
     }
 }

@@ -77,7 +77,7 @@ impl Debouncer {
     pub fn next_due(&self) -> Option<Millis> {
         self.pending
             .into_iter()
-            .map(|sq| self.since[sq as usize] + self.debounce)
+            .map(|sq| self.since[sq as usize].saturating_add(self.debounce))
             .min()
     }
 
@@ -86,13 +86,13 @@ impl Debouncer {
         let sq = self
             .pending
             .into_iter()
-            .filter(|&sq| self.since[sq as usize] + self.debounce <= now)
+            .filter(|&sq| self.since[sq as usize].saturating_add(self.debounce) <= now)
             .min_by_key(|&sq| (self.since[sq as usize], sq as usize))?;
         let i = sq as usize;
         self.pending.discard(sq);
         self.stable[i] = self.raw[i];
         Some(Change {
-            t: self.since[i] + self.debounce,
+            t: self.since[i].saturating_add(self.debounce),
             square: sq,
             state: self.raw[i],
         })

@@ -67,7 +67,8 @@ pub fn fen_of(pos: &Chess) -> String {
 
 /// The absolute ply number of the move about to be made in `pos` (1 = white's first move).
 pub fn ply_number(pos: &Chess) -> u32 {
-    2 * (pos.fullmoves().get() - 1) + u32::from(pos.turn() == Color::Black) + 1
+    let n = 2 * (u64::from(pos.fullmoves().get()) - 1) + u64::from(pos.turn() == Color::Black) + 1;
+    u32::try_from(n).unwrap_or(u32::MAX)
 }
 
 impl Game {

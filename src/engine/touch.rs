@@ -78,20 +78,20 @@ pub fn obligation(pos: &Chess, touches: &[(Square, Piece)]) -> Option<Obligation
 
     // 4.4: king and rook.
     if let Some(&(first_sq, first_role)) = own.first() {
-        let rook_after = |king: Square| {
+        // Only a rook that can still castle with this king makes 4.4 apply.
+        let castling_side_of = |sq: Square| {
+            [CastlingSide::KingSide, CastlingSide::QueenSide]
+                .into_iter()
+                .find(|side| pos.castles().rook(us, *side) == Some(sq))
+        };
+        let rook_after = || {
             own.iter()
                 .skip(1)
-                .find(|(_, r)| *r == Role::Rook)
-                .map(|(sq, _)| {
-                    if *sq > king {
-                        CastlingSide::KingSide
-                    } else {
-                        CastlingSide::QueenSide
-                    }
-                })
+                .filter(|(_, r)| *r == Role::Rook)
+                .find_map(|(sq, _)| castling_side_of(*sq))
         };
         if first_role == Role::King {
-            if let Some(side) = rook_after(first_sq) {
+            if let Some(side) = rook_after() {
                 let castle: Vec<Move> = legal
                     .iter()
                     .filter(|m| castle_side_of(m) == Some(side))
@@ -119,7 +119,10 @@ pub fn obligation(pos: &Chess, touches: &[(Square, Piece)]) -> Option<Obligation
                 return None;
             }
         }
-        if first_role == Role::Rook && own.iter().skip(1).any(|(_, r)| *r == Role::King) {
+        if first_role == Role::Rook
+            && castling_side_of(first_sq).is_some()
+            && own.iter().skip(1).any(|(_, r)| *r == Role::King)
+        {
             // 4.4b: rook first, then king: no castling on that side; move the rook (4.3a).
             let rook_moves = moves_of(&legal, first_sq);
             if !rook_moves.is_empty() {
@@ -240,6 +243,16 @@ mod tests {
         let o = obligation(&p, &t(&p, &[Square::H1, Square::E1])).unwrap();
         assert_eq!((o.rule, o.square), ("4.4b", Square::H1));
         assert!(o.allowed.iter().all(|m| m.role() == Role::Rook));
+    }
+
+    #[test]
+    fn only_a_castling_rook_makes_4_4_apply() {
+        // The h4 rook has nothing to do with castling: king first means 4.3a, the king moves.
+        let p = pos("4k3/8/8/8/7R/8/8/4K2R w K - 0 1");
+        let o = obligation(&p, &t(&p, &[Square::E1, Square::H4])).unwrap();
+        assert_eq!((o.rule, o.square), ("4.3a", Square::E1));
+        let o = obligation(&p, &t(&p, &[Square::E1, Square::H1])).unwrap();
+        assert_eq!(o.rule, "4.4a");
     }
 
     #[test]

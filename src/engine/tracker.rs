@@ -162,6 +162,15 @@ enum Phase {
     Over,
 }
 
+/// Art. 4.6: a piece released where a legal move is not yet finished binds the player.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Commit {
+    /// 4.6b: the king was released on its castling square: only that castling may follow.
+    Castle { king: Square, king_to: Square },
+    /// 4.6c: the pawn was released on its promotion square: only a promotion there.
+    Promote { pawn: Square, to: Square },
+}
+
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Pending {
     Move(Move),
@@ -322,6 +331,8 @@ pub struct Engine {
 
     /// Pieces touched by the player to move, in order, with what stood there.
     touches: Vec<(Square, Piece)>,
+    /// When each touch was seen (touches at the same moment: own pieces count first, 4.3c).
+    touch_times: Vec<Millis>,
     touched: Bitboard,
     /// Squares of the position that were seen empty during this move.
     vacated: Bitboard,
@@ -331,10 +342,9 @@ pub struct Engine {
     /// new piece in its place is the promoting player's swap, not the opponent's touch.
     swap_square: Option<Square>,
     swap_lift: Option<Millis>,
-    /// Since when the board has shown the game's position, if it does.
-    home_since: Option<Millis>,
 
     settle: Option<(Millis, Pending)>,
+    committed: Option<Commit>,
     promo_due: Option<Millis>,
     mismatch_due: Option<Millis>,
     mismatch_reported: Option<(Bitboard, Bitboard)>,
@@ -360,14 +370,15 @@ impl Engine {
             ids_known: false,
             last_change: None,
             touches: Vec::new(),
+            touch_times: Vec::new(),
             touched: Bitboard::EMPTY,
             vacated: Bitboard::EMPTY,
             promo_choice: None,
             adjusting: false,
             swap_square: None,
             swap_lift: None,
-            home_since: None,
             settle: None,
+            committed: None,
             promo_due: None,
             mismatch_due: None,
             mismatch_reported: None,
@@ -462,8 +473,9 @@ impl Engine {
         self.clock = self.s.time_control.clone().map(Clock::new);
         let fen = fen_of(&self.game.pos);
         self.emit(out, EventKind::GameStart { fen });
+        let turn = self.game.pos.turn();
         if let Some(clock) = &mut self.clock {
-            clock.start(Color::White, self.now);
+            clock.start(turn, self.now);
             let (w, b) = (
                 clock.remaining(Color::White, self.now),
                 clock.remaining(Color::Black, self.now),
@@ -473,7 +485,7 @@ impl Engine {
                 EventKind::Clock {
                     white_ms: w,
                     black_ms: b,
-                    running: Some(Color::White),
+                    running: Some(turn),
                 },
             );
         }
@@ -482,10 +494,17 @@ impl Engine {
             self.say(out, text, Priority::Info);
             self.evaluate(out);
         }
+        // A position set up already mated, stalemated or dead ends at once.
+        if let Some(ending) = self.game.automatic_ending(&self.s.rules) {
+            self.end_game(ending, out);
+        }
     }
 
     fn new_turn(&mut self) {
         self.touches.clear();
+        self.touch_times.clear();
+        self.adjusting = false;
+        self.committed = None;
         self.touched = Bitboard::EMPTY;
         self.vacated = Bitboard::EMPTY;
         self.promo_choice = None;
@@ -595,15 +614,6 @@ impl Engine {
                 self.now = now;
             }
         }
-        // Pieces that were lifted and put back a while ago are home: a later lift of another
-        // piece cannot complete a capture of them.
-        if self
-            .home_since
-            .take()
-            .is_some_and(|h| c.t.saturating_sub(h) > self.s.settle_ms)
-        {
-            self.vacated = Bitboard::EMPTY;
-        }
         if !placed {
             self.on_lift(c.square, out);
         }
@@ -619,7 +629,17 @@ impl Engine {
             return;
         }
         self.touched.add(sq);
-        self.touches.push((sq, piece));
+        let us = self.game.pos.turn();
+        let mut at = self.touches.len();
+        while at > 0
+            && self.touch_times[at - 1] == self.now
+            && piece.color == us
+            && self.touches[at - 1].1.color != us
+        {
+            at -= 1;
+        }
+        self.touches.insert(at, (sq, piece));
+        self.touch_times.insert(at, self.now);
         self.emit(
             out,
             EventKind::Touched {
@@ -705,15 +725,17 @@ impl Engine {
             if self.board_shows(self.game.pos.board()) {
                 self.phase = Phase::Play;
                 self.restored(out);
-            } else if diff != refused {
-                self.mismatch_due = Some(self.now + self.s.mismatch_ms);
+            } else if diff != refused && !self.in_progress() {
+                self.mismatch_due = Some(self.now.saturating_add(self.s.mismatch_ms));
             } else {
                 self.mismatch_due = None;
             }
             return;
         }
         if self.board_shows(self.game.pos.board()) {
-            self.home_since = Some(self.now);
+            // Everything is home: pieces lifted and put back cannot be the victims of a
+            // capture any more (else lifting the capturer alone would complete it).
+            self.vacated = Bitboard::EMPTY;
             self.promo_due = None;
             self.mismatch_due = None;
             self.casual_illegal = None;
@@ -739,11 +761,28 @@ impl Engine {
         if let Some((from, to)) = self.attempted_move() {
             self.mismatch_due = None;
             if self.partial_move(from, to) {
+                // 4.6b binds only a castling the touched pieces allow (not after 4.4b).
+                let pos = &self.game.pos;
+                let castle = pos.legal_moves().into_iter().find(|m| {
+                    m.from() == Some(from)
+                        && castle_side(m).map(|s| s.king_to(pos.turn())) == Some(to)
+                });
+                if let (None, Some(castle)) = (self.committed, castle) {
+                    if self.breach(castle).is_none() {
+                        self.committed = Some(Commit::Castle {
+                            king: from,
+                            king_to: to,
+                        });
+                    }
+                }
                 return;
             }
             match self.s.mode {
                 Mode::Tournament => {
-                    self.settle = Some((self.now + self.s.settle_ms, Pending::Illegal(from, to)));
+                    self.settle = Some((
+                        self.now.saturating_add(self.s.settle_ms),
+                        Pending::Illegal(from, to),
+                    ));
                 }
                 Mode::Casual => {
                     if self.casual_illegal != Some((from, to)) {
@@ -772,7 +811,7 @@ impl Engine {
         if self.in_progress() {
             self.mismatch_due = None;
         } else {
-            self.mismatch_due = Some(self.now + self.s.mismatch_ms);
+            self.mismatch_due = Some(self.now.saturating_add(self.s.mismatch_ms));
         }
     }
 
@@ -801,11 +840,17 @@ impl Engine {
                     return;
                 }
             }
-            self.promo_due = Some(self.now + self.s.promotion_ms);
+            // 4.6c binds the pawn to this square, if the touched pieces allow it to go there.
+            if let (None, Some(pawn)) = (self.committed, m.from()) {
+                if self.breach(m).is_none() {
+                    self.committed = Some(Commit::Promote { pawn, to: m.to() });
+                }
+            }
+            self.promo_due = Some(self.now.saturating_add(self.s.promotion_ms));
             return;
         }
         if could_slide_on(&self.game.pos, &m) {
-            self.settle = Some((self.now + self.s.settle_ms, Pending::Move(m)));
+            self.settle = Some((self.now.saturating_add(self.s.settle_ms), Pending::Move(m)));
             return;
         }
         self.complete(m, out);
@@ -851,12 +896,23 @@ impl Engine {
                 }
                 _ => return None,
             }
-        } else if extra.is_empty() && missing.count() == 1 && self.vacated.contains(to) {
+        } else if extra.is_empty()
+            && missing.count() == 1
+            && self.vacated.contains(to)
+            && pos.them().contains(to)
+        {
+            // Set down on the square of an enemy piece that was taken off: a capture attempt.
             (missing & pos.us()).first()?
         } else {
             return None;
         };
-        (from != to).then_some((from, to))
+        // A legal move with something else off the board is not an illegal move: the board
+        // must be put right (mismatch), and the move is then made.
+        let legal = pos
+            .legal_moves()
+            .iter()
+            .any(|m| matches!(m, Move::Normal { .. }) && m.from() == Some(from) && m.to() == to);
+        (from != to && !legal).then_some((from, to))
     }
 
     /// The piece stands where a legal move that is not finished yet puts it: the king on its
@@ -972,25 +1028,44 @@ impl Engine {
         self.draw_offer = None;
     }
 
+    /// The rule a completed move breaks, with the square of the piece concerned (tournament).
+    fn breach(&self, m: Move) -> Option<(&'static str, Square)> {
+        let pos = &self.game.pos;
+        // Art. 4.6b/c: a king released on its castling square, a pawn on its promotion square,
+        // binds the move, whatever is touched after that.
+        match self.committed {
+            Some(Commit::Castle { king, king_to }) => {
+                let castles_there = m.from() == Some(king)
+                    && castle_side(&m).map(|s| s.king_to(pos.turn())) == Some(king_to);
+                return (!castles_there).then_some(("4.6b", king));
+            }
+            Some(Commit::Promote { pawn, to }) => {
+                let promotes_there = m.from() == Some(pawn) && m.to() == to && m.is_promotion();
+                return (!promotes_there).then_some(("4.6c", pawn));
+            }
+            None => {}
+        }
+        // The obligation stands from the touches made before the player began this move
+        // (touching a piece to move it is not what obliges him), and from all touches (a king
+        // touched, then the rook, must castle even if the king moves).
+        let (emptied, _, victim) = footprint(pos.turn(), &m);
+        let involved = emptied | victim.map_or(Bitboard::EMPTY, Bitboard::from_square);
+        let began = self
+            .touches
+            .iter()
+            .position(|(sq, _)| involved.contains(*sq))
+            .unwrap_or(self.touches.len());
+        obligation(pos, &self.touches[..began])
+            .filter(|o| !o.allows(m))
+            .or_else(|| obligation(pos, &self.touches).filter(|o| !o.allows(m)))
+            .map(|o| (o.rule, o.square))
+    }
+
     /// A legal move's last physical step is done: record it, unless it breaks touch-move.
     fn complete(&mut self, m: Move, out: &mut Vec<Event>) {
         if self.s.mode == Mode::Tournament {
-            // The obligation stands from the touches made before the player began this move
-            // (touching a piece to move it is not what obliges him), and from all touches
-            // (a king touched, then the rook, must castle even if the king moves).
-            let pos = &self.game.pos;
-            let (emptied, _, victim) = footprint(pos.turn(), &m);
-            let involved = emptied | victim.map_or(Bitboard::EMPTY, Bitboard::from_square);
-            let began = self
-                .touches
-                .iter()
-                .position(|(sq, _)| involved.contains(*sq))
-                .unwrap_or(self.touches.len());
-            let broken = obligation(pos, &self.touches[..began])
-                .filter(|o| !o.allows(m))
-                .or_else(|| obligation(pos, &self.touches).filter(|o| !o.allows(m)));
-            if let Some(ob) = broken {
-                self.refuse_touch_move(ob.rule, ob.square, out);
+            if let Some((rule, square)) = self.breach(m) {
+                self.refuse_touch_move(rule, square, out);
                 return;
             }
         }
@@ -1086,7 +1161,7 @@ impl Engine {
         } else if penalty.loses_at.is_none() && penalty.extra_ms == 0 {
             ("none", None)
         } else if let Some(clock) = &mut self.clock {
-            clock.add(!color, penalty.extra_ms, self.now);
+            clock.add(!color, penalty.extra_ms);
             ("extra_time", Some(penalty.extra_ms))
         } else {
             ("warning", None)
@@ -1361,7 +1436,7 @@ impl Engine {
                 .rules
                 .wrong_claim_times(clock.remaining(color, self.now));
             clock.set(color, claimant, self.now);
-            clock.add(!color, bonus, self.now);
+            clock.add(!color, bonus);
             let (wm, bm) = (
                 clock.remaining(Color::White, self.now),
                 clock.remaining(Color::Black, self.now),
