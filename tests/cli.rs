@@ -169,3 +169,36 @@ fn the_demo_plays_the_seed_game_on_the_simulated_board() {
     );
     assert!(out.contains("1. d4 Nf6 2. c4 e6 3. Nc3 Bb4"), "{out}");
 }
+
+#[test]
+fn script_errors_read_exactly_line_n_and_board_names_come_from_the_config() {
+    let o = replay_stdin(&[], "lift e2\njump e4\n");
+    assert_eq!(String::from_utf8_lossy(&o.stderr).lines().next(), Some("line 2: unknown verb 'jump' (accepted: setup, lift, place, occupancy, press, wait, end)"));
+    let mut bad = b"lift e2\nplace e4\n".to_vec();
+    bad.extend_from_slice(b"lift \xff\xfe\n");
+    let mut child = bin()
+        .args(["replay", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let _ = child.stdin.take().unwrap().write_all(&bad);
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).starts_with("line 3: "),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let cfg = tmp("left.toml", "[board]\nname = \"left\"\n");
+    let o = replay_stdin(
+        &["--config", cfg.to_str().unwrap()],
+        "left: lift e2\nleft: place e4\n",
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(lines(&o).last().unwrap()["san"], "e4");
+    let o = replay_stdin(&["--config", cfg.to_str().unwrap()], "right: lift e2\n");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("line 1: unknown board 'right'"));
+}

@@ -742,7 +742,7 @@ fn apply(start: &Chess, inputs: &mut Inputs, p: &Perturb, debounce: Millis) -> b
 
 fn config(cases: u32) -> Config {
     Config {
-        cases,
+        cases: cases * 25,
         failure_persistence: None,
         ..Config::default()
     }
