@@ -32,10 +32,6 @@ const TAIL: Millis = 10_000;
 
 type Inputs = Vec<(Millis, SimInput)>;
 
-/// Tolerate the engine faults that have a reproduction below (marked `#[ignore]`); set to
-/// false to see them found by the properties too.
-const KNOWN_BUGS: bool = true;
-
 // ---------------------------------------------------------------------------------------------
 // Settings
 
@@ -402,36 +398,14 @@ fn parse_fen(fen: &str) -> Result<Chess, TestCaseError> {
 /// No panic happened (we got here); the record is a legal game; events are in time order; and
 /// the `move` / `takeback` events tell exactly the story of the final record.
 fn check_invariants(engine: &Engine, events: &[Event]) -> Result<(), TestCaseError> {
-    // Time order. One known exception, tolerated here so that the property keeps looking for
-    // other faults: the touch of a just-promoted piece, found to be the opponent's only at the
-    // next change, is reported with the earlier time of the lift (see
-    // `the_touch_of_a_promoted_piece_is_reported_out_of_time_order`).
-    // (With it comes the lapse of a draw offer that the touch causes, at the same time.)
-    let mut latest: Option<&Event> = None;
-    let mut promoted_on: Option<Square> = None;
-    let mut backdated: Option<Millis> = None;
-    for e in events {
-        match &e.kind {
-            EventKind::Move { uci, .. } => {
-                promoted_on = (uci.len() == 5).then(|| uci[2..4].parse().ok()).flatten();
-            }
-            EventKind::Touched { square, .. } if KNOWN_BUGS && Some(*square) == promoted_on => {
-                backdated = Some(e.t);
-                continue;
-            }
-            EventKind::Say { .. } if backdated == Some(e.t) => continue,
-            _ => {}
-        }
-        backdated = None;
-        if let Some(prev) = latest {
-            prop_assert!(
-                prev.t <= e.t,
-                "events out of time order: {:?} then {:?}",
-                prev,
-                e
-            );
-        }
-        latest = Some(e);
+    // Time order (spec/replay.md: "in time order").
+    for w in events.windows(2) {
+        prop_assert!(
+            w[0].t <= w[1].t,
+            "events out of time order: {:?} then {:?}",
+            w[0],
+            w[1]
+        );
     }
 
     // The record replays legally from its start.
@@ -742,7 +716,7 @@ fn apply(start: &Chess, inputs: &mut Inputs, p: &Perturb, debounce: Millis) -> b
 
 fn config(cases: u32) -> Config {
     Config {
-        cases: cases * 25,
+        cases,
         failure_persistence: None,
         ..Config::default()
     }
@@ -763,7 +737,8 @@ proptest! {
         let inputs = expand(&start, &items);
         let (engine, events) = sim::run(conf.settings(), &start, &inputs, TAIL);
         check_invariants(&engine, &events).map_err(|e| {
-            TestCaseError::fail(format!("{e}\nsettings {conf:?}\nscript:\n{}", script(&start, &inputs)))
+            let script = script(&start, &inputs);
+            TestCaseError::fail(format!("{e}\nsettings {conf:?}\nscript:\n{script}"))
         })?;
     }
 }
@@ -808,7 +783,8 @@ proptest! {
         }
         let (engine, events) = sim::run(conf.settings(), &game.start, &inputs, TAIL);
         check_invariants(&engine, &events).map_err(|e| {
-            TestCaseError::fail(format!("{name}: {e}\nsettings {conf:?}\nscript:\n{}", script(&game.start, &inputs)))
+            let script = script(&game.start, &inputs);
+            TestCaseError::fail(format!("{name}: {e}\nsettings {conf:?}\nscript:\n{script}"))
         })?;
     }
 
@@ -833,15 +809,17 @@ proptest! {
         let (clean_engine, clean_events) =
             sim::run(conf.settings(), &game.start, &clean_inputs, TAIL);
         let (engine, events) = sim::run(conf.settings(), &game.start, &inputs, TAIL);
-        let ctx = || format!("{name}\nsettings {conf:?}\nscript:\n{}", script(&game.start, &inputs));
-        check_invariants(&engine, &events).map_err(|e| TestCaseError::fail(format!("{e}\n{}", ctx())))?;
+        let ctx = || {
+            let script = script(&game.start, &inputs);
+            format!("{name}\nsettings {conf:?}\nscript:\n{script}")
+        };
+        check_invariants(&engine, &events)
+            .map_err(|e| TestCaseError::fail(format!("{e}\n{}", ctx())))?;
         prop_assert_eq!(&events, &clean_events, "{}", ctx());
-        // In casual mode, a board that scans the new square before the old one can make a move
-        // look like a takeback for a moment, and the engine takes it back at once: see
-        // `casual_mode_takes_back_a_move_the_board_shows_for_a_scan_only`.
-        if !(conf.casual && g.quirks) {
+        {
             let wanted: Vec<String> = game.moves.iter().map(|m| uci_of(*m)).collect();
-            prop_assert_eq!(record_ucis(&clean_engine), wanted.clone(), "the clean run: {}", name);
+            let clean = record_ucis(&clean_engine);
+            prop_assert_eq!(clean, wanted.clone(), "the clean run: {}", name);
             prop_assert_eq!(record_ucis(&engine), wanted, "{}", ctx());
         }
     }
@@ -868,10 +846,9 @@ fn timed(steps: &[(Millis, &str)]) -> Inputs {
 
 /// Events must come out in time order (spec/replay.md: "in time order"). After a promotion the
 /// lift of the new piece may be the promoting player's swap; when the next change shows it was
-/// the opponent's touch, `on_change` reports it with `self.now` set back to the time of the lift,
-/// after events that happened in between (here the answer to `press repeat`).
+/// the opponent's touch, that touch must not be dated before events that came in between (here
+/// the answer to `press repeat`). Regression test for a bug the properties found.
 #[test]
-#[ignore = "engine bug: a touch of a just-promoted piece is reported out of time order"]
 fn the_touch_of_a_promoted_piece_is_reported_out_of_time_order() {
     let start = parse_fen("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1").unwrap();
     let inputs = timed(&[
@@ -892,11 +869,9 @@ fn the_touch_of_a_promoted_piece_is_reported_out_of_time_order() {
 
 /// Casual mode: a board that scans the new square before the old one shows, for one scan, the
 /// occupancy of the position before the opponent's capture (2...dxe4 emptied d5; 3.Nd5 fills it
-/// before c3 is seen empty). `evaluate` calls `casual_takeback` at once on that placement, takes
-/// 2...dxe4 back, and the knight's move is then never recorded. The same inputs in tournament
-/// mode record all five moves.
+/// before c3 is seen empty). That moment must not take 2...dxe4 back: the knight's move is
+/// recorded as in tournament mode. Regression test for a bug the properties found.
 #[test]
-#[ignore = "engine bug: casual mode takes back a move on a placement seen for one scan only"]
 fn casual_mode_takes_back_a_move_the_board_shows_for_a_scan_only() {
     let inputs = timed(&[
         (500, "lift e2"),

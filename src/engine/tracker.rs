@@ -175,6 +175,17 @@ enum Commit {
 enum Pending {
     Move(Move),
     Illegal(Square, Square),
+    /// A takeback, and when the board first showed the earlier position.
+    Takeback(Takeback, Millis),
+}
+
+/// Casual play: what putting pieces back means.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Takeback {
+    /// The rook move just made was the first half of castling.
+    CastleAfterRook(Move),
+    /// Back to the position before ply `k` of the record.
+    To(usize),
 }
 
 /// Squares a legal move empties and fills, and the square of the piece it captures.
@@ -341,7 +352,7 @@ pub struct Engine {
     /// A promotion was just completed with the pawn still standing there: lifting it to put the
     /// new piece in its place is the promoting player's swap, not the opponent's touch.
     swap_square: Option<Square>,
-    swap_lift: Option<Millis>,
+    swap_lifted: bool,
 
     settle: Option<(Millis, Pending)>,
     committed: Option<Commit>,
@@ -354,6 +365,8 @@ pub struct Engine {
     illegal_counts: ByColor<u32>,
     draw_offer: Option<Color>,
     last_say: Option<String>,
+    /// The time of the last event, so that late decisions keep events in time order.
+    last_emit: Millis,
 }
 
 impl Engine {
@@ -376,7 +389,7 @@ impl Engine {
             promo_choice: None,
             adjusting: false,
             swap_square: None,
-            swap_lift: None,
+            swap_lifted: false,
             settle: None,
             committed: None,
             promo_due: None,
@@ -387,6 +400,7 @@ impl Engine {
             illegal_counts: ByColor { white: 0, black: 0 },
             draw_offer: None,
             last_say: None,
+            last_emit: 0,
             s,
         }
     }
@@ -426,7 +440,8 @@ impl Engine {
         self.game.to_pgn(&tags)
     }
 
-    fn emit(&self, out: &mut Vec<Event>, kind: EventKind) {
+    fn emit(&mut self, out: &mut Vec<Event>, kind: EventKind) {
+        self.last_emit = self.now;
         out.push(Event { t: self.now, kind });
     }
 
@@ -467,7 +482,7 @@ impl Engine {
         self.last_say = None;
         self.last_change = None;
         self.swap_square = None;
-        self.swap_lift = None;
+        self.swap_lifted = false;
         self.adjusting = false;
         self.new_turn();
         self.clock = self.s.time_control.clone().map(Clock::new);
@@ -599,19 +614,26 @@ impl Engine {
             if sq == c.square && !placed {
                 // Either the promoting player swaps the pawn for the new piece, or the opponent
                 // takes the new piece: the next change tells which.
-                self.swap_lift = Some(c.t);
+                self.swap_lifted = true;
                 return;
             }
             self.swap_square = None;
-            if let Some(lifted) = self.swap_lift.take() {
+            if std::mem::take(&mut self.swap_lifted) {
                 if sq == c.square {
                     return;
                 }
-                // Another square moved first: the lift was the opponent's.
-                let now = self.now;
-                self.now = lifted;
+                // Another square moved first: the lift was the opponent's. It is reported now,
+                // so that events stay in time order.
                 self.on_lift(sq, out);
-                self.now = now;
+            }
+        }
+        // A takeback waits for the settle time; a change before that either completes a move
+        // of the current position (the earlier position was a sensor's moment: no takeback) or
+        // shows the earlier position stood until now: take back first, then read the change.
+        if let Some((_, Pending::Takeback(plan, shown))) = self.settle {
+            if self.matching_moves().is_empty() {
+                self.settle = None;
+                self.apply_takeback(plan, shown, out);
             }
         }
         if !placed {
@@ -752,11 +774,17 @@ impl Engine {
             return;
         }
         self.promo_due = None;
-        if self.s.mode == Mode::Casual
-            && self.last_change.is_some_and(|(_, placed)| placed)
-            && self.casual_takeback(out)
-        {
-            return;
+        // Casual play: the board put back to an earlier position takes moves back, once it has
+        // stood for the settle time (a board that reports a new square before the old one
+        // shows an earlier position for a moment).
+        if self.s.mode == Mode::Casual && self.last_change.is_some_and(|(_, placed)| placed) {
+            if let Some(plan) = self.takeback_plan() {
+                self.settle = Some((
+                    self.now.saturating_add(self.s.settle_ms),
+                    Pending::Takeback(plan, self.now),
+                ));
+                return;
+            }
         }
         if let Some((from, to)) = self.attempted_move() {
             self.mismatch_due = None;
@@ -868,6 +896,11 @@ impl Engine {
         match pending {
             Pending::Move(m) => self.complete(m, out),
             Pending::Illegal(from, to) => self.illegal_completed(from, to, out),
+            Pending::Takeback(plan, shown) => {
+                if self.takeback_plan() == Some(plan) {
+                    self.apply_takeback(plan, shown, out);
+                }
+            }
         }
     }
 
@@ -971,45 +1004,56 @@ impl Engine {
 
     /// Casual play: a rook move that turns out to be the first half of castling, or the board
     /// put back to an earlier position of the game, is a takeback.
-    fn casual_takeback(&mut self, out: &mut Vec<Event>) -> bool {
+    fn takeback_plan(&self) -> Option<Takeback> {
         if let Some(last) = self.game.plies.last() {
             if last.m.role() == Role::Rook {
-                let before = last.before.clone();
-                let rook_from = last.m.from();
+                let before = &last.before;
                 let color = before.turn();
                 let castle = before.legal_moves().into_iter().find(|m| match *m {
                     Move::Castle { rook, .. } => {
-                        Some(rook) == rook_from
+                        Some(rook) == last.m.from()
                             && occupancy_after(before.board().occupied(), color, m) == self.occ
                     }
                     _ => false,
                 });
                 if let Some(castle) = castle {
-                    self.take_back(out);
-                    self.complete(castle, out);
-                    return true;
+                    return Some(Takeback::CastleAfterRook(castle));
                 }
             }
         }
-        let back = self.game.plies.iter().rposition(|p| {
-            p.before.board().occupied() == self.occ && self.board_shows(p.before.board())
-        });
-        match back {
-            Some(k) => {
+        self.game
+            .plies
+            .iter()
+            .rposition(|p| {
+                p.before.board().occupied() == self.occ && self.board_shows(p.before.board())
+            })
+            .map(Takeback::To)
+    }
+
+    /// Takes back as planned, dated when the board first showed the earlier position (or
+    /// right after the last event, to keep events in time order).
+    fn apply_takeback(&mut self, plan: Takeback, shown: Millis, out: &mut Vec<Event>) {
+        let now = self.now;
+        self.now = shown.max(self.last_emit).min(now);
+        match plan {
+            Takeback::CastleAfterRook(castle) => {
+                self.take_back(out);
+                self.complete(castle, out);
+            }
+            Takeback::To(k) => {
                 while self.game.plies.len() > k {
                     self.take_back(out);
                 }
-                true
             }
-            None => false,
         }
+        self.now = now;
     }
 
     /// Takes back the last move of the record.
     fn take_back(&mut self, out: &mut Vec<Event>) {
         let Some(ply) = self.game.undo() else { return };
         self.swap_square = None;
-        self.swap_lift = None;
+        self.swap_lifted = false;
         let ply_no = ply_number(&ply.before);
         self.emit(
             out,
@@ -1085,7 +1129,7 @@ impl Engine {
         }
         self.new_turn();
         self.swap_square = m.is_promotion().then(|| m.to());
-        self.swap_lift = None;
+        self.swap_lifted = false;
         self.owe_restored = false;
         self.mismatch_reported = None;
         self.last_say = Some(say.clone());
@@ -1134,7 +1178,7 @@ impl Engine {
                 rule,
             },
         );
-        let what = match (rule, pos.board().piece_at(square)) {
+        let what = match (rule, self.game.pos.board().piece_at(square)) {
             ("4.4a", _) => self.s.phrases.words.must_castle.clone(),
             (_, Some(p)) => self.s.phrases.piece_on(p.role, square),
             (_, None) => self.s.phrases.square(square),
