@@ -2,9 +2,10 @@
 # Both install the system packages they need first (apt-get, with sudo when not root).
 
 CARGO ?= cargo
-# Debian / Raspberry Pi OS packages the build and the tests need. The engine is pure Rust.
-BUILD_PACKAGES :=
-TEST_PACKAGES :=
+# Debian / Raspberry Pi OS packages: ALSA and libespeak-ng for speech (bindgen needs libclang);
+# the espeak-ng program for the latency comparison and the tests.
+BUILD_PACKAGES := pkg-config libasound2-dev libclang-dev libespeak-ng-dev espeak-ng-data
+TEST_PACKAGES := espeak-ng
 
 .PHONY: all deps build demo test lint bench clean
 

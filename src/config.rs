@@ -13,6 +13,10 @@ use crate::engine::clock::TimeControl;
 use crate::engine::rules::{Mode, RuleProfile};
 use crate::engine::Settings;
 use crate::speech::phrase::{FileWords, Lang, Phrases, Style};
+use crate::speech::speaker::{Announce, SpeechConfig};
+use crate::speech::synth::{Backend, Voice};
+use shakmaty::Color;
+use std::collections::BTreeMap;
 
 /// Where the daemon looks when `--config` is not given.
 pub const DEFAULT_PATH: &str = "/etc/chessboardd/config.toml";
@@ -28,6 +32,8 @@ pub struct RawConfig {
     pub clock: RawClock,
     #[serde(default)]
     pub speech: RawSpeech,
+    #[serde(default)]
+    pub announce: RawAnnounce,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -60,6 +66,24 @@ pub struct RawSpeech {
     pub lang: Option<Spanned<String>>,
     pub style: Option<Spanned<String>>,
     pub files: Option<Spanned<String>>,
+    pub backend: Option<Spanned<String>>,
+    pub voice_pack: Option<Spanned<String>>,
+    pub rate: Option<Spanned<i64>>,
+    pub pitch: Option<Spanned<i64>>,
+    pub volume: Option<Spanned<i64>>,
+    pub device: Option<Spanned<String>>,
+    /// Any word of the announcement language, by key (`capture = "nimmt"`).
+    pub words: Option<BTreeMap<String, Spanned<toml::Value>>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawAnnounce {
+    pub listener: Option<Spanned<String>>,
+    pub own_moves: Option<bool>,
+    pub opponent_moves: Option<bool>,
+    pub touched: Option<bool>,
+    pub sounds: Option<bool>,
 }
 
 /// A config problem, already phrased for a person.
@@ -74,6 +98,9 @@ pub struct Config {
     pub lang: Lang,
     pub style: Style,
     pub files: FileWords,
+    /// `[speech.words]`: words that replace the language's defaults.
+    pub words: Vec<(String, toml::Value)>,
+    pub speech: SpeechConfig,
     /// Names of the boards (the replay's `BOARD:` prefix).
     pub boards: Vec<String>,
 }
@@ -85,6 +112,8 @@ impl Default for Config {
             lang: Lang::default(),
             style: Style::default(),
             files: FileWords::default(),
+            words: Vec::new(),
+            speech: SpeechConfig::default(),
             boards: vec!["board".to_string()],
         }
     }
@@ -173,6 +202,17 @@ impl Ctx<'_> {
         range: std::ops::RangeInclusive<i64>,
         default: u64,
     ) -> Result<u64, ConfigError> {
+        self.number(v, key, range, default, "milliseconds")
+    }
+
+    fn number(
+        &self,
+        v: &Option<Spanned<i64>>,
+        key: &str,
+        range: std::ops::RangeInclusive<i64>,
+        default: u64,
+        unit: &str,
+    ) -> Result<u64, ConfigError> {
         match v {
             None => Ok(default),
             Some(s) if range.contains(s.get_ref()) => Ok(*s.get_ref() as u64),
@@ -180,7 +220,7 @@ impl Ctx<'_> {
                 s.span(),
                 key,
                 format!(
-                    "{} is out of range (accepted: {} to {} milliseconds)",
+                    "{} is out of range (accepted: {} to {} {unit})",
                     s.get_ref(),
                     range.start(),
                     range.end()
@@ -278,13 +318,84 @@ impl Config {
             .board
             .name
             .map_or_else(|| "board".to_string(), |n| n.into_inner());
-        Ok(Config {
+        let mut words = Vec::new();
+        let mut probe = Phrases::new(lang, style, files);
+        for (key, value) in raw.speech.words.iter().flatten() {
+            probe
+                .words
+                .set(key, value.get_ref())
+                .or_else(|e| cx.err(value.span(), &format!("speech.words.{key}"), e))?;
+            words.push((key.clone(), value.get_ref().clone()));
+        }
+        let sp = &raw.speech;
+        let d = SpeechConfig::default();
+        let listener = match &raw.announce.listener {
+            None => None,
+            Some(s) => match s.get_ref().as_str() {
+                "both" => None,
+                "white" => Some(Color::White),
+                "black" => Some(Color::Black),
+                other => {
+                    return cx.err(
+                        s.span(),
+                        "announce.listener",
+                        format!("'{other}' is not a player (accepted: both, white, black)"),
+                    )
+                }
+            },
+        };
+        let a = &raw.announce;
+        let da = Announce::default();
+        let speech = SpeechConfig {
+            backend: cx.parse(&sp.backend, "speech.backend", Backend::default())?,
+            voice: Voice {
+                lang,
+                rate: cx.number(
+                    &sp.rate,
+                    "speech.rate",
+                    80..=450,
+                    u64::from(d.voice.rate),
+                    "words a minute",
+                )? as u32,
+                pitch: cx.number(
+                    &sp.pitch,
+                    "speech.pitch",
+                    0..=100,
+                    u64::from(d.voice.pitch),
+                    "(50 is normal)",
+                )? as u32,
+                volume: d.voice.volume,
+            },
+            voice_pack: sp
+                .voice_pack
+                .as_ref()
+                .map_or(d.voice_pack, |v| PathBuf::from(v.get_ref())),
+            device: sp
+                .device
+                .as_ref()
+                .map(|v| v.get_ref().clone())
+                .filter(|v| !v.is_empty()),
+            volume: cx.number(&sp.volume, "speech.volume", 0..=200, 100, "percent")? as f32 / 100.0,
+            audio_out: None,
+            announce: Announce {
+                listener,
+                own_moves: a.own_moves.unwrap_or(da.own_moves),
+                opponent_moves: a.opponent_moves.unwrap_or(da.opponent_moves),
+                touched: a.touched.unwrap_or(da.touched),
+                sounds: a.sounds.unwrap_or(da.sounds),
+            },
+        };
+        let mut cfg = Config {
             settings,
             lang,
             style,
             files,
+            words,
+            speech,
             boards: vec![name],
-        })
+        };
+        cfg.set_speech(None, None, None);
+        Ok(cfg)
     }
 
     /// Sets the announcement language, style or file words and rebuilds the phrases.
@@ -297,7 +408,13 @@ impl Config {
         self.lang = lang.unwrap_or(self.lang);
         self.style = style.unwrap_or(self.style);
         self.files = files.unwrap_or(self.files);
-        self.settings.phrases = Phrases::new(self.lang, self.style, self.files);
+        let mut phrases = Phrases::new(self.lang, self.style, self.files);
+        for (key, value) in &self.words {
+            // Checked when the config was read.
+            let _ = phrases.words.set(key, value);
+        }
+        self.settings.phrases = phrases;
+        self.speech.voice.lang = self.lang;
     }
 }
 
@@ -362,6 +479,31 @@ mod tests {
     }
 
     #[test]
+    fn words_and_announcements_are_configurable() {
+        let c = Config::parse(
+            Path::new("w.toml"),
+            "[speech]\nlang = \"en\"\nbackend = \"text\"\n[speech.words]\ncapture = \"captures\"\n[announce]\nlistener = \"black\"\ntouched = true\n",
+        )
+        .unwrap();
+        assert_eq!(c.settings.phrases.words.capture, "captures");
+        assert_eq!(c.speech.backend, Backend::Text);
+        assert_eq!(c.speech.announce.listener, Some(Color::Black));
+        assert!(c.speech.announce.touched);
+        let e = err("[speech.words]\ncaptur = \"x\"\n");
+        assert!(
+            e.contains("line 2") && e.contains("speech.words.captur") && e.contains("capture"),
+            "{e}"
+        );
+        let e = err("[speech]\nrate = 9000\n");
+        assert!(
+            e.contains("speech.rate") && e.contains("80 to 450 words a minute"),
+            "{e}"
+        );
+        let e = err("[speech]\nbackend = \"festival\"\n");
+        assert!(e.contains("espeak, clips, text"), "{e}");
+    }
+
+    #[test]
     fn syntax_errors_give_the_line() {
         let e = err("[rules]\nmode = tournament\n");
         assert!(e.starts_with("test.toml: line 2"), "{e}");
@@ -407,6 +549,15 @@ mod reference_file {
         assert_eq!(c.settings.time_control, d.settings.time_control);
         assert_eq!((c.lang, c.style, c.files), (d.lang, d.style, d.files));
         assert_eq!(c.boards, d.boards);
+        assert_eq!(c.speech.backend, d.speech.backend);
+        assert_eq!(c.speech.voice, d.speech.voice);
+        assert_eq!(c.speech.voice_pack, d.speech.voice_pack);
+        assert_eq!(
+            (c.speech.device.clone(), c.speech.volume),
+            (d.speech.device.clone(), d.speech.volume)
+        );
+        assert_eq!(c.speech.announce, d.speech.announce);
+        assert!(c.words.is_empty());
     }
 
     #[test]
@@ -421,9 +572,10 @@ mod reference_file {
             let keys = known_keys(Some(section));
             assert!(!keys.is_empty(), "no keys found for [{section}]");
             for key in keys {
-                let documented = REFERENCE
-                    .lines()
-                    .any(|l| l.trim_start().starts_with(&format!("{key} =")));
+                let documented = REFERENCE.lines().any(|l| {
+                    l.trim_start().starts_with(&format!("{key} ="))
+                        || l.trim() == format!("[{section}.{key}]")
+                });
                 assert!(
                     documented,
                     "{section}.{key} is not in config/chessboardd.toml"

@@ -1,27 +1,15 @@
 //! The `chessboardd` command line. Flags are turned into validated settings here; everything
 //! else lives in the library.
 
-use std::io::{BufWriter, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
 use chessboardd::config::{self, Config};
-use chessboardd::engine::clock::TimeControl;
-use chessboardd::engine::rules::{Mode, RuleProfile};
-use chessboardd::engine::EventKind;
-use chessboardd::pgn;
-use chessboardd::replay;
-use chessboardd::sim::{self, Gestures};
-use chessboardd::speech::phrase::{FileWords, Lang, Style};
 
-/// The sample game of the FIDE Laws' Appendix E, played by `demo` unless told otherwise.
-const SEED_GAME: &str = include_str!("../tests/data/games/seed-example.pgn");
-
-/// EX_CONFIG from sysexits.h: the config is wrong.
-const EXIT_CONFIG: u8 = 78;
-const EXIT_SCRIPT: u8 = 2;
+mod commands;
+use commands::{Fail, GameFlags, SpeechFlags, EXIT_CONFIG, EXIT_SCRIPT};
 
 #[derive(Parser)]
 #[command(
@@ -34,26 +22,36 @@ struct Cli {
     command: Command,
 }
 
-#[derive(clap::Args, Clone, Default)]
-struct GameFlags {
-    /// Config file (TOML); flags given here override it
-    #[arg(long, value_name = "FILE")]
-    config: Option<PathBuf>,
-    /// Rule profile: fide-1997, fide-2005 (default) or fide-2023
-    #[arg(long, value_name = "PROFILE")]
-    rules: Option<String>,
-    /// tournament (touch-move, illegal moves counted; default) or casual (help only)
-    #[arg(long)]
-    mode: Option<String>,
-    /// Announcement language: appendix-f (default), de, en, ro, sv
-    #[arg(long)]
-    lang: Option<String>,
-    /// Announcement style: short (default) or long (adds the from-square)
-    #[arg(long)]
-    style: Option<String>,
-    /// Time control in PGN TimeControl syntax: 300+2, 900, 300d5, 40/5400+30:1800+30
-    #[arg(long, value_name = "TC")]
-    time_control: Option<String>,
+#[derive(Subcommand)]
+enum BenchCommand {
+    /// Time from a completed move to its first audio sample at the sound card, and the naive way
+    Latency {
+        /// espeak (default) or clips (builds a voice pack in a temporary directory if needed)
+        #[arg(long, value_name = "BACKEND")]
+        speech: Option<String>,
+        /// How many announcements to time
+        #[arg(long, default_value_t = 100)]
+        runs: usize,
+        /// Announcement language
+        #[arg(long)]
+        lang: Option<String>,
+    },
+}
+
+#[derive(Subcommand)]
+enum VoicePackCommand {
+    /// Render every word of a language with espeak-ng into DIR, one WAV file per word
+    Build {
+        #[arg(long)]
+        lang: Option<String>,
+        dir: PathBuf,
+    },
+    /// List the words DIR lacks (exit 1 when any is missing)
+    Check {
+        #[arg(long)]
+        lang: Option<String>,
+        dir: PathBuf,
+    },
 }
 
 #[derive(Subcommand)]
@@ -82,6 +80,38 @@ enum Command {
         /// Print every event as JSON instead of the announcements
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        speech: SpeechFlags,
+    },
+    /// Speak a text, or a move given as SAN in a position given as FEN
+    Say {
+        /// Announcement language: appendix-f (default), de, en, ro, sv
+        #[arg(long)]
+        lang: Option<String>,
+        /// Announcement style for --move: short (default) or long
+        #[arg(long)]
+        style: Option<String>,
+        #[command(flatten)]
+        speech: SpeechFlags,
+        /// Speak this move (SAN, e.g. Nf3) instead of a text; needs --fen
+        #[arg(long = "move", value_name = "SAN", requires = "fen")]
+        san: Option<String>,
+        /// The position the move is made in
+        #[arg(long, value_name = "FEN")]
+        fen: Option<String>,
+        /// What to say
+        #[arg(required_unless_present = "san")]
+        text: Vec<String>,
+    },
+    /// Measure the daemon
+    Bench {
+        #[command(subcommand)]
+        what: BenchCommand,
+    },
+    /// Make or check a voice pack for --speech clips
+    VoicePack {
+        #[command(subcommand)]
+        what: VoicePackCommand,
     },
     /// Check a config file and exit (78 when it is wrong)
     CheckConfig {
@@ -90,167 +120,41 @@ enum Command {
     },
 }
 
-/// A failure with its exit status and message.
-struct Fail(u8, String);
-
-fn config_from(flags: &GameFlags, use_default_path: bool) -> Result<Config, Fail> {
-    let path = if use_default_path {
-        config::resolve(flags.config.as_deref())
-    } else {
-        flags.config.clone()
-    };
-    let mut cfg = match path {
-        Some(p) => Config::load(&p).map_err(|e| Fail(EXIT_CONFIG, e.to_string()))?,
-        None => Config::default(),
-    };
-    let bad = |e: String| Fail(EXIT_CONFIG, e);
-    if let Some(r) = &flags.rules {
-        cfg.settings.rules = r
-            .parse::<RuleProfile>()
-            .map_err(|e| bad(format!("--rules: {e}")))?;
-    }
-    if let Some(m) = &flags.mode {
-        cfg.settings.mode = m.parse::<Mode>().map_err(|e| bad(format!("--mode: {e}")))?;
-    }
-    let lang = flags
-        .lang
-        .as_deref()
-        .map(str::parse::<Lang>)
-        .transpose()
-        .map_err(|e| bad(format!("--lang: {e}")))?;
-    let style = flags
-        .style
-        .as_deref()
-        .map(str::parse::<Style>)
-        .transpose()
-        .map_err(|e| bad(format!("--style: {e}")))?;
-    cfg.set_speech(lang, style, None::<FileWords>);
-    if let Some(tc) = &flags.time_control {
-        cfg.settings.time_control = match tc.as_str() {
-            "-" | "" => None,
-            tc => Some(
-                tc.parse::<TimeControl>()
-                    .map_err(|e| bad(format!("--time-control: {e}")))?,
-            ),
-        };
-    }
-    Ok(cfg)
-}
-
-fn replay_cmd(flags: &GameFlags, pgn_out: Option<&PathBuf>, script: &str) -> Result<(), Fail> {
-    let cfg = config_from(flags, false)?;
-    let bytes = if script == "-" {
-        let mut b = Vec::new();
-        std::io::stdin().read_to_end(&mut b).map_err(|e| {
-            Fail(
-                EXIT_SCRIPT,
-                format!("cannot read the script from standard input: {e}"),
-            )
-        })?;
-        b
-    } else {
-        std::fs::read(script)
-            .map_err(|e| Fail(EXIT_SCRIPT, format!("cannot read {script}: {e}")))?
-    };
-    let text = String::from_utf8(bytes).map_err(|e| {
-        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-        let line = valid.iter().filter(|b| **b == b'\n').count() + 1;
-        Fail(
-            EXIT_SCRIPT,
-            format!("line {line}: the script is not UTF-8 text"),
-        )
-    })?;
-    let lines =
-        replay::parse_script(&text, &cfg.boards).map_err(|e| Fail(EXIT_SCRIPT, e.to_string()))?;
-    let settings = cfg.settings;
-    let stdout = std::io::stdout();
-    let mut w = BufWriter::new(stdout.lock());
-    let mut broken = false;
-    let engine = replay::run(&lines, settings, |e| {
-        if !broken && writeln!(w, "{}", e.to_json()).is_err() {
-            broken = true;
-        }
-    });
-    let _ = w.flush();
-    if let Some(out) = pgn_out {
-        std::fs::write(out, engine.pgn())
-            .map_err(|e| Fail(1, format!("cannot write {}: {e}", out.display())))?;
-    }
-    Ok(())
-}
-
-fn demo_cmd(
-    flags: &GameFlags,
-    game_pgn: Option<&PathBuf>,
-    speed: f64,
-    json: bool,
-) -> Result<(), Fail> {
-    let settings = config_from(flags, true)?.settings;
-    let text = match game_pgn {
-        Some(p) => std::fs::read_to_string(p)
-            .map_err(|e| Fail(1, format!("cannot read {}: {e}", p.display())))?,
-        None => SEED_GAME.to_string(),
-    };
-    let games = pgn::parse(&text).map_err(|e| Fail(1, format!("bad PGN: {e}")))?;
-    let Some(game) = games.into_iter().next() else {
-        return Err(Fail(1, "the PGN holds no game".into()));
-    };
-    if !(0.1..=1000.0).contains(&speed) {
-        return Err(Fail(
-            1,
-            format!("--speed {speed} is out of range (0.1 to 1000)"),
-        ));
-    }
-    let start = game.start.clone();
-    let inputs = sim::game_inputs(&start, &game.moves, &Gestures::default(), 1000);
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()
-        .map_err(|e| Fail(1, format!("cannot start the runtime: {e}")))?;
-    eprintln!(
-        "chessboardd demo: simulated board, {} moves at {speed}x real time",
-        game.moves.len()
-    );
-    // A closed pipe (`chessboardd demo | head`) ends the printing, not the daemon.
-    let print = |line: String| {
-        let _ = writeln!(std::io::stdout().lock(), "{line}");
-    };
-    let engine = rt.block_on(chessboardd::daemon::run_simulated(
-        settings,
-        inputs,
-        speed,
-        |e| {
-            if json {
-                print(e.to_json());
-                return;
-            }
-            match &e.kind {
-                EventKind::Move { ply, san, say, .. } => {
-                    let n = ply.div_ceil(2);
-                    let dots = if ply % 2 == 1 { "." } else { "..." };
-                    print(format!("{n:>3}{dots:<4}{san:<8} \u{1f50a} {say}"));
-                }
-                EventKind::Say { text, .. } => print(format!("        \u{1f50a} {text}")),
-                _ => {}
-            }
-        },
-    ));
-    if !json {
-        print(format!("\n{}", engine.pgn()));
-    }
-    Ok(())
-}
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
-        Command::Replay { game, pgn, script } => replay_cmd(game, pgn.as_ref(), script),
+        Command::Replay { game, pgn, script } => commands::replay(game, pgn.as_ref(), script),
         Command::Demo {
             game,
             game_pgn,
             speed,
             json,
-        } => demo_cmd(game, game_pgn.as_ref(), *speed, *json),
+            speech,
+        } => commands::demo(game, game_pgn.as_ref(), *speed, *json, speech),
+        Command::Say {
+            lang,
+            style,
+            speech,
+            san,
+            fen,
+            text,
+        } => commands::say(
+            lang.as_deref(),
+            style.as_deref(),
+            speech,
+            san.as_deref(),
+            fen.as_deref(),
+            text,
+        ),
+        Command::Bench {
+            what: BenchCommand::Latency { speech, runs, lang },
+        } => commands::bench_latency(speech.as_deref(), *runs, lang.as_deref()),
+        Command::VoicePack {
+            what: VoicePackCommand::Build { lang, dir },
+        } => commands::voice_pack_build(lang.as_deref(), dir),
+        Command::VoicePack {
+            what: VoicePackCommand::Check { lang, dir },
+        } => commands::voice_pack_check(lang.as_deref(), dir),
         Command::CheckConfig { file } => {
             let path = file
                 .clone()

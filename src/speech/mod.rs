@@ -1,3 +1,11 @@
-//! Speech: the words the daemon says. Phrase building is pure and is used by the engine.
+//! Speech: what the daemon says ([`phrase`], pure, used by the engine) and how it is said
+//! (synthesis backends, audio output, the announcement queue).
 
+pub mod audio;
+pub mod clips;
+pub mod espeak;
 pub mod phrase;
+pub mod queue;
+pub mod speaker;
+pub mod synth;
+pub mod tools;

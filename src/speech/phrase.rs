@@ -148,6 +148,107 @@ pub struct Words {
     pub seconds: String,
     pub no_move_yet: String,
     pub to_move: String,
+    pub starting: String,
+    pub board_connected: String,
+    pub board_lost: String,
+    pub board_reconnected: String,
+}
+
+/// Defines, from one list of the table's single-word fields, the config keys, the setter and the
+/// list of all texts, so that the three cannot drift apart.
+macro_rules! word_fields {
+    ($($f:ident),* $(,)?) => {
+        impl Words {
+            /// The keys of `[speech.words]`.
+            pub const KEYS: &'static [&'static str] = &["files", "ranks", "pieces", $(stringify!($f)),*];
+
+            /// Every text of the table.
+            pub fn all_texts(&self) -> Vec<&str> {
+                let mut v: Vec<&str> = Vec::new();
+                v.extend(self.files.iter().map(String::as_str));
+                v.extend(self.ranks.iter().map(String::as_str));
+                v.extend(self.pieces.iter().map(String::as_str));
+                $( v.push(&self.$f); )*
+                v
+            }
+
+            /// Overrides a word or a list of words (config `[speech.words]`).
+            pub fn set(&mut self, key: &str, value: &toml::Value) -> Result<(), String> {
+                match key {
+                    "files" => self.files = word_list(key, value)?,
+                    "ranks" => self.ranks = word_list(key, value)?,
+                    "pieces" => self.pieces = word_list(key, value)?,
+                    $( stringify!($f) => {
+                        self.$f = value
+                            .as_str()
+                            .ok_or_else(|| format!("{key} must be a string, like {key} = \"{}\"", self.$f))?
+                            .to_string()
+                    } )*
+                    _ => return Err(format!("unknown word '{key}' (accepted: {})", Self::KEYS.join(", "))),
+                }
+                Ok(())
+            }
+        }
+    };
+}
+
+word_fields!(
+    capture,
+    check,
+    checkmate,
+    en_passant,
+    short_castling,
+    long_castling,
+    white,
+    black,
+    wins,
+    draw,
+    stalemate,
+    dead_position,
+    fivefold,
+    seventyfive,
+    threefold,
+    fifty_moves,
+    agreement,
+    resignation,
+    time_forfeit,
+    illegal_moves,
+    illegal_move,
+    touch_move,
+    must_castle,
+    check_board,
+    missing,
+    extra,
+    on,
+    restored,
+    new_game,
+    claim_valid,
+    claim_invalid,
+    draw_offer,
+    draw_offer_lapsed,
+    takeback,
+    adjust,
+    no_takeback,
+    moves_made,
+    minutes,
+    seconds,
+    no_move_yet,
+    to_move,
+    starting,
+    board_connected,
+    board_lost,
+    board_reconnected,
+);
+
+fn word_list<const N: usize>(key: &str, value: &toml::Value) -> Result<[String; N], String> {
+    let err = || format!("{key} must be a list of {N} strings");
+    let list = value.as_array().ok_or_else(err)?;
+    let words: Vec<String> = list
+        .iter()
+        .map(|v| v.as_str().map(str::to_string))
+        .collect::<Option<_>>()
+        .ok_or_else(err)?;
+    words.try_into().map_err(|_| err())
 }
 
 fn s<const N: usize>(a: [&str; N]) -> [String; N] {
@@ -218,6 +319,10 @@ impl Words {
             seconds: "Sekunden".into(),
             no_move_yet: "Noch kein Zug".into(),
             to_move: "am Zug".into(),
+            starting: "Schachbrett startet".into(),
+            board_connected: "Brett verbunden".into(),
+            board_lost: "Brett getrennt".into(),
+            board_reconnected: "Brett wieder verbunden".into(),
         }
     }
 
@@ -269,6 +374,10 @@ impl Words {
             seconds: "seconds".into(),
             no_move_yet: "No move yet".into(),
             to_move: "to move".into(),
+            starting: "Chessboard starting".into(),
+            board_connected: "Board connected".into(),
+            board_lost: "Board disconnected".into(),
+            board_reconnected: "Board reconnected".into(),
         }
     }
 
@@ -320,6 +429,10 @@ impl Words {
             seconds: "secunde".into(),
             no_move_yet: "Nicio mutare încă".into(),
             to_move: "la mutare".into(),
+            starting: "Tabla pornește".into(),
+            board_connected: "Tabla conectată".into(),
+            board_lost: "Tabla deconectată".into(),
+            board_reconnected: "Tabla reconectată".into(),
         }
     }
 
@@ -369,6 +482,10 @@ impl Words {
             seconds: "sekunder".into(),
             no_move_yet: "Inget drag ännu".into(),
             to_move: "vid draget".into(),
+            starting: "Brädet startar".into(),
+            board_connected: "Brädet anslutet".into(),
+            board_lost: "Brädet frånkopplat".into(),
+            board_reconnected: "Brädet återanslutet".into(),
         }
     }
 
@@ -574,6 +691,167 @@ mod tests {
 
     const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
+    /// The SAN table of spec/speech.md: a position for each row, and the words in every
+    /// language, written out by hand from the spec's word tables.
+    const TABLE: [(&str, &str, [&str; 4]); 13] = [
+        (
+            START,
+            "e4",
+            ["Eva vier", "Eva four", "Eva patru", "Eva fyra"],
+        ),
+        (
+            START,
+            "Nf3",
+            [
+                "Springer Felix drei",
+                "Knight Felix three",
+                "Cal Felix trei",
+                "Springare Felix tre",
+            ],
+        ),
+        (
+            "rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2",
+            "exd5",
+            [
+                "Eva schlägt David fünf",
+                "Eva takes David five",
+                "Eva ia David cinci",
+                "Eva slår David fem",
+            ],
+        ),
+        (
+            "rnbqk1nr/pppp1ppp/8/4p3/1b2P3/2N5/PPPP1PPP/R1BQKBNR b KQkq - 3 3",
+            "Bxc3",
+            [
+                "Läufer schlägt Cesar drei",
+                "Bishop takes Cesar three",
+                "Nebun ia Cesar trei",
+                "Löpare slår Cesar tre",
+            ],
+        ),
+        (
+            "rnbqkbnr/ppp1pppp/8/3p4/3P4/5N2/PPP1PPPP/RNBQKB1R w KQkq - 1 2",
+            "Nbd2",
+            [
+                "Springer Bella David zwei",
+                "Knight Bella David two",
+                "Cal Bella David doi",
+                "Springare Bella David två",
+            ],
+        ),
+        (
+            "6k1/5ppp/8/8/8/4R3/5PPP/4R1K1 w - - 0 1",
+            "R1e2",
+            [
+                "Turm eins Eva zwei",
+                "Rook one Eva two",
+                "Turn unu Eva doi",
+                "Torn ett Eva två",
+            ],
+        ),
+        (
+            "8/k7/6K1/8/4Q2Q/8/8/4r2Q w - - 0 1",
+            "Qh4xe1",
+            [
+                "Dame Hector vier schlägt Eva eins",
+                "Queen Hector four takes Eva one",
+                "Damă Hector patru ia Eva unu",
+                "Dam Hector fyra slår Eva ett",
+            ],
+        ),
+        (
+            "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",
+            "O-O",
+            [
+                "Kurze Rochade",
+                "short castling",
+                "rocada mică",
+                "kort rockad",
+            ],
+        ),
+        (
+            "8/3k4/8/8/8/8/8/R3K3 w Q - 0 1",
+            "O-O-O+",
+            [
+                "Lange Rochade Schach",
+                "long castling check",
+                "rocada mare șah",
+                "lång rockad schack",
+            ],
+        ),
+        (
+            "8/4P3/8/8/8/8/k7/7K w - - 0 1",
+            "e8=Q",
+            [
+                "Eva acht Dame",
+                "Eva eight Queen",
+                "Eva opt Damă",
+                "Eva åtta Dam",
+            ],
+        ),
+        (
+            "7k/7p/8/8/8/8/1pK5/R7 b - - 0 1",
+            "bxa1=N+",
+            [
+                "Bella schlägt Anna eins Springer Schach",
+                "Bella takes Anna one Knight check",
+                "Bella ia Anna unu Cal șah",
+                "Bella slår Anna ett Springare schack",
+            ],
+        ),
+        (
+            "rnbqkbnr/ppp1p1pp/5p2/3pP3/8/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 1",
+            "exd6",
+            [
+                "Eva schlägt David sechs en passant",
+                "Eva takes David six en passant",
+                "Eva ia David șase en passant",
+                "Eva slår David sex en passant",
+            ],
+        ),
+        (
+            "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4",
+            "Qxf7#",
+            [
+                "Dame schlägt Felix sieben Schachmatt",
+                "Queen takes Felix seven checkmate",
+                "Damă ia Felix șapte mat",
+                "Dam slår Felix sju schack matt",
+            ],
+        ),
+    ];
+
+    #[test]
+    fn every_row_of_the_speech_table_in_every_language() {
+        for (fen, san, said) in TABLE {
+            let german = said[0];
+            assert_eq!(
+                say(Lang::AppendixF, Style::Short, fen, san),
+                german,
+                "appendix-f {san}"
+            );
+            assert_eq!(say(Lang::De, Style::Short, fen, san), german, "de {san}");
+            assert_eq!(say(Lang::En, Style::Short, fen, san), said[1], "en {san}");
+            assert_eq!(say(Lang::Ro, Style::Short, fen, san), said[2], "ro {san}");
+            assert_eq!(say(Lang::Sv, Style::Short, fen, san), said[3], "sv {san}");
+        }
+    }
+
+    #[test]
+    fn files_can_be_nato_words_or_letters() {
+        let pos: Chess = Chess::default();
+        let m = "Nf3".parse::<San>().unwrap().to_move(&pos).unwrap();
+        let sp = SanPlus::from_move(pos, m);
+        assert_eq!(
+            Phrases::new(Lang::En, Style::Short, FileWords::Nato).announce(&sp, m),
+            "Knight foxtrot three"
+        );
+        assert_eq!(
+            Phrases::new(Lang::De, Style::Long, FileWords::Letters).announce(&sp, m),
+            "Springer g eins f drei"
+        );
+    }
+
     #[test]
     fn long_style_names_the_from_square() {
         assert_eq!(
@@ -604,6 +882,37 @@ mod tests {
         assert_eq!(say(Lang::Ro, Style::Short, START, "e4"), "Eva patru");
         let w = Words::new(Lang::En, FileWords::Nato);
         assert_eq!(w.file(File::C), "charlie");
+    }
+
+    #[test]
+    fn every_word_can_be_overridden_by_key() {
+        let mut w = Words::new(Lang::AppendixF, FileWords::Phonetic);
+        w.set("capture", &toml::Value::String("nimmt".into()))
+            .unwrap();
+        assert_eq!(w.capture, "nimmt");
+        let files: Vec<toml::Value> = ["A", "B", "C", "D", "E", "F", "G", "H"]
+            .iter()
+            .map(|s| toml::Value::String(s.to_string()))
+            .collect();
+        w.set("files", &toml::Value::Array(files)).unwrap();
+        assert_eq!(w.file(File::H), "H");
+        assert!(w.set("files", &toml::Value::Array(vec![])).is_err());
+        assert!(w.set("capture", &toml::Value::Integer(3)).is_err());
+        assert!(w
+            .set("captur", &toml::Value::String("x".into()))
+            .unwrap_err()
+            .contains("capture"));
+        // Every key is settable, and every text of the table is listed.
+        for key in Words::KEYS
+            .iter()
+            .filter(|k| !matches!(**k, "files" | "ranks" | "pieces"))
+        {
+            w.set(key, &toml::Value::String(format!("<{key}>")))
+                .unwrap();
+        }
+        let texts = w.all_texts();
+        assert_eq!(texts.len(), 8 + 8 + 6 + Words::KEYS.len() - 3);
+        assert!(texts.contains(&"<board_lost>"));
     }
 
     #[test]

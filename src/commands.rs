@@ -1,0 +1,404 @@
+//! The commands behind the command line: flags turned into validated settings, then the
+//! library's parts put to work.
+
+use std::io::{BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+use chessboardd::config::{self, Config};
+use chessboardd::engine::clock::TimeControl;
+use chessboardd::engine::rules::{Mode, RuleProfile};
+use chessboardd::engine::EventKind;
+use chessboardd::pgn;
+use chessboardd::replay;
+use chessboardd::sim::{self, Gestures};
+use chessboardd::speech::phrase::{FileWords, Lang, Phrases, Style};
+use chessboardd::speech::queue::Class;
+use chessboardd::speech::speaker::{spoken, Speaker, SpeechConfig};
+use chessboardd::speech::synth::Backend;
+use chessboardd::speech::tools;
+use shakmaty::fen::Fen;
+use shakmaty::san::{San, SanPlus};
+use shakmaty::{CastlingMode, Chess};
+
+/// The sample game of the FIDE Laws' Appendix E, played by `demo` unless told otherwise.
+pub const SEED_GAME: &str = include_str!("../tests/data/games/seed-example.pgn");
+
+/// EX_CONFIG from sysexits.h: the config is wrong.
+pub const EXIT_CONFIG: u8 = 78;
+pub const EXIT_SCRIPT: u8 = 2;
+
+#[derive(clap::Args, Clone, Default)]
+pub struct GameFlags {
+    /// Config file (TOML); flags given here override it
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Rule profile: fide-1997, fide-2005 (default) or fide-2023
+    #[arg(long, value_name = "PROFILE")]
+    pub rules: Option<String>,
+    /// tournament (touch-move, illegal moves counted; default) or casual (help only)
+    #[arg(long)]
+    pub mode: Option<String>,
+    /// Announcement language: appendix-f (default), de, en, ro, sv
+    #[arg(long)]
+    pub lang: Option<String>,
+    /// Announcement style: short (default) or long (adds the from-square)
+    #[arg(long)]
+    pub style: Option<String>,
+    /// Time control in PGN TimeControl syntax: 300+2, 900, 300d5, 40/5400+30:1800+30
+    #[arg(long, value_name = "TC")]
+    pub time_control: Option<String>,
+}
+
+#[derive(clap::Args, Clone, Default)]
+pub struct SpeechFlags {
+    /// How to speak: espeak (libespeak-ng, default), clips (a voice pack), text (no sound)
+    #[arg(long, value_name = "BACKEND")]
+    pub speech: Option<String>,
+    /// Write what would be played to this WAV file instead of the sound card
+    #[arg(long, value_name = "FILE.wav")]
+    pub audio_out: Option<PathBuf>,
+    /// The voice pack directory for --speech clips
+    #[arg(long, value_name = "DIR")]
+    pub voice_pack: Option<PathBuf>,
+    /// The sound card: part of its name (default: the default card)
+    #[arg(long, value_name = "NAME")]
+    pub device: Option<String>,
+}
+
+/// A failure with its exit status and message.
+pub struct Fail(pub u8, pub String);
+
+pub fn config_from(flags: &GameFlags, use_default_path: bool) -> Result<Config, Fail> {
+    let path = if use_default_path {
+        config::resolve(flags.config.as_deref())
+    } else {
+        flags.config.clone()
+    };
+    let mut cfg = match path {
+        Some(p) => Config::load(&p).map_err(|e| Fail(EXIT_CONFIG, e.to_string()))?,
+        None => Config::default(),
+    };
+    let bad = |e: String| Fail(EXIT_CONFIG, e);
+    if let Some(r) = &flags.rules {
+        cfg.settings.rules = r
+            .parse::<RuleProfile>()
+            .map_err(|e| bad(format!("--rules: {e}")))?;
+    }
+    if let Some(m) = &flags.mode {
+        cfg.settings.mode = m.parse::<Mode>().map_err(|e| bad(format!("--mode: {e}")))?;
+    }
+    let lang = flags
+        .lang
+        .as_deref()
+        .map(str::parse::<Lang>)
+        .transpose()
+        .map_err(|e| bad(format!("--lang: {e}")))?;
+    let style = flags
+        .style
+        .as_deref()
+        .map(str::parse::<Style>)
+        .transpose()
+        .map_err(|e| bad(format!("--style: {e}")))?;
+    cfg.set_speech(lang, style, None::<FileWords>);
+    if let Some(tc) = &flags.time_control {
+        cfg.settings.time_control = match tc.as_str() {
+            "-" | "" => None,
+            tc => Some(
+                tc.parse::<TimeControl>()
+                    .map_err(|e| bad(format!("--time-control: {e}")))?,
+            ),
+        };
+    }
+    Ok(cfg)
+}
+
+pub fn replay(flags: &GameFlags, pgn_out: Option<&PathBuf>, script: &str) -> Result<(), Fail> {
+    let cfg = config_from(flags, false)?;
+    let bytes = if script == "-" {
+        let mut b = Vec::new();
+        std::io::stdin().read_to_end(&mut b).map_err(|e| {
+            Fail(
+                EXIT_SCRIPT,
+                format!("cannot read the script from standard input: {e}"),
+            )
+        })?;
+        b
+    } else {
+        std::fs::read(script)
+            .map_err(|e| Fail(EXIT_SCRIPT, format!("cannot read {script}: {e}")))?
+    };
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line = valid.iter().filter(|b| **b == b'\n').count() + 1;
+        Fail(
+            EXIT_SCRIPT,
+            format!("line {line}: the script is not UTF-8 text"),
+        )
+    })?;
+    let lines =
+        replay::parse_script(&text, &cfg.boards).map_err(|e| Fail(EXIT_SCRIPT, e.to_string()))?;
+    let settings = cfg.settings;
+    let stdout = std::io::stdout();
+    let mut w = BufWriter::new(stdout.lock());
+    let mut broken = false;
+    let engine = replay::run(&lines, settings, |e| {
+        if !broken && writeln!(w, "{}", e.to_json()).is_err() {
+            broken = true;
+        }
+    });
+    let _ = w.flush();
+    if let Some(out) = pgn_out {
+        std::fs::write(out, engine.pgn())
+            .map_err(|e| Fail(1, format!("cannot write {}: {e}", out.display())))?;
+    }
+    Ok(())
+}
+
+/// The speech settings: the config's, with the command line's flags over them.
+fn speech_from(cfg: &Config, flags: &SpeechFlags) -> Result<SpeechConfig, Fail> {
+    let mut sc = cfg.speech.clone();
+    if let Some(b) = &flags.speech {
+        sc.backend = b
+            .parse::<Backend>()
+            .map_err(|e| Fail(EXIT_CONFIG, format!("--speech: {e}")))?;
+    }
+    if let Some(p) = &flags.audio_out {
+        sc.audio_out = Some(p.clone());
+    }
+    if let Some(p) = &flags.voice_pack {
+        sc.voice_pack = p.clone();
+    }
+    if let Some(d) = &flags.device {
+        sc.device = Some(d.clone()).filter(|d| !d.is_empty());
+    }
+    Ok(sc)
+}
+
+/// Starts the speaker; without one (no voice, no pack) the daemon goes on with text only.
+fn start_speaker(sc: SpeechConfig) -> Option<Speaker> {
+    match Speaker::start(sc) {
+        Ok((speaker, no_device)) => {
+            if let Some(why) = no_device {
+                eprintln!("chessboardd: no sound ({why}); announcements are printed only");
+            }
+            Some(speaker)
+        }
+        Err(e) => {
+            eprintln!("chessboardd: no speech ({e}); announcements are printed only");
+            None
+        }
+    }
+}
+
+pub fn demo(
+    flags: &GameFlags,
+    game_pgn: Option<&PathBuf>,
+    speed: f64,
+    json: bool,
+    speech_flags: &SpeechFlags,
+) -> Result<(), Fail> {
+    let cfg = config_from(flags, true)?;
+    let sc = speech_from(&cfg, speech_flags)?;
+    let announce = sc.announce.clone();
+    let settings = cfg.settings;
+    let text = match game_pgn {
+        Some(p) => std::fs::read_to_string(p)
+            .map_err(|e| Fail(1, format!("cannot read {}: {e}", p.display())))?,
+        None => SEED_GAME.to_string(),
+    };
+    let games = pgn::parse(&text).map_err(|e| Fail(1, format!("bad PGN: {e}")))?;
+    let Some(game) = games.into_iter().next() else {
+        return Err(Fail(1, "the PGN holds no game".into()));
+    };
+    if !(0.1..=1000.0).contains(&speed) {
+        return Err(Fail(
+            1,
+            format!("--speed {speed} is out of range (0.1 to 1000)"),
+        ));
+    }
+    let start = game.start.clone();
+    let inputs = sim::game_inputs(&start, &game.moves, &Gestures::default(), 1000);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .map_err(|e| Fail(1, format!("cannot start the runtime: {e}")))?;
+    eprintln!(
+        "chessboardd demo: simulated board, {} moves at {speed}x real time",
+        game.moves.len()
+    );
+    let phrases = settings.phrases.clone();
+    let mut speaker = start_speaker(sc);
+    if let Some(s) = &mut speaker {
+        s.say(&phrases.words.starting, Class::Info, None);
+    }
+    // A closed pipe (`chessboardd demo | head`) ends the printing, not the daemon.
+    let print = |line: String| {
+        let _ = writeln!(std::io::stdout().lock(), "{line}");
+    };
+    let engine = rt.block_on(chessboardd::daemon::run_simulated(
+        settings,
+        inputs,
+        speed,
+        |e| {
+            if let Some(s) = &mut speaker {
+                s.event(&spoken(&e.kind, &announce, &phrases));
+            }
+            if json {
+                print(e.to_json());
+                return;
+            }
+            match &e.kind {
+                EventKind::Move { ply, san, say, .. } => {
+                    let n = ply.div_ceil(2);
+                    let dots = if ply % 2 == 1 { "." } else { "..." };
+                    print(format!("{n:>3}{dots:<4}{san:<8} \u{1f50a} {say}"));
+                }
+                EventKind::Say { text, .. } => print(format!("        \u{1f50a} {text}")),
+                _ => {}
+            }
+        },
+    ));
+    if let Some(s) = speaker {
+        for e in s.finish().errors {
+            eprintln!("chessboardd: speech: {e}");
+        }
+    }
+    if !json {
+        print(format!("\n{}", engine.pgn()));
+    }
+    Ok(())
+}
+
+/// The phrases of a language: the config's words, in the language asked for.
+fn phrases_for(lang: Option<&str>, style: Option<&str>) -> Result<(Config, Phrases), Fail> {
+    let mut cfg = config_from(&GameFlags::default(), true)?;
+    let lang = lang
+        .map(str::parse::<Lang>)
+        .transpose()
+        .map_err(|e| Fail(EXIT_CONFIG, format!("--lang: {e}")))?;
+    let style = style
+        .map(str::parse::<Style>)
+        .transpose()
+        .map_err(|e| Fail(EXIT_CONFIG, format!("--style: {e}")))?;
+    cfg.set_speech(lang, style, None);
+    let phrases = cfg.settings.phrases.clone();
+    Ok((cfg, phrases))
+}
+
+pub fn say(
+    lang: Option<&str>,
+    style: Option<&str>,
+    flags: &SpeechFlags,
+    san: Option<&str>,
+    fen: Option<&str>,
+    text: &[String],
+) -> Result<(), Fail> {
+    let (cfg, phrases) = phrases_for(lang, style)?;
+    let sc = speech_from(&cfg, flags)?;
+    let text = match (san, fen) {
+        (Some(san), Some(fen)) => {
+            let pos: Chess = fen
+                .parse::<Fen>()
+                .map_err(|e| Fail(1, format!("--fen: {e}")))?
+                .into_position(CastlingMode::Standard)
+                .map_err(|e| Fail(1, format!("--fen: impossible position: {e}")))?;
+            let m = san
+                .parse::<San>()
+                .map_err(|_| Fail(1, format!("--move: '{san}' is not SAN")))?
+                .to_move(&pos)
+                .map_err(|_| Fail(1, format!("--move: {san} is not a legal move here")))?;
+            phrases.announce(&SanPlus::from_move(pos, m), m)
+        }
+        _ => text.join(" "),
+    };
+    println!("{text}");
+    let (mut speaker, no_device) = Speaker::start(sc).map_err(|e| Fail(1, e.to_string()))?;
+    if let Some(why) =
+        no_device.filter(|_| flags.audio_out.is_none() && flags.speech.as_deref() != Some("text"))
+    {
+        eprintln!("chessboardd: no sound ({why})");
+    }
+    speaker.say(&text, Class::Info, None);
+    let report = speaker.finish();
+    match report.errors.first() {
+        Some(e) => Err(Fail(1, e.clone())),
+        None => Ok(()),
+    }
+}
+
+/// The announcements of the sample game, the benchmark's phrases.
+fn sample_phrases(phrases: &Phrases) -> Vec<String> {
+    let games = pgn::parse(SEED_GAME).unwrap_or_default();
+    let mut out = Vec::new();
+    for g in games {
+        let mut pos = g.start.clone();
+        for m in g.moves {
+            let san = SanPlus::from_move_and_play_unchecked(&mut pos, m);
+            out.push(phrases.announce(&san, m));
+        }
+    }
+    out
+}
+
+pub fn bench_latency(speech: Option<&str>, runs: usize, lang: Option<&str>) -> Result<(), Fail> {
+    let (cfg, phrases) = phrases_for(lang, None)?;
+    let mut sc = cfg.speech.clone();
+    sc.backend = speech
+        .unwrap_or("espeak")
+        .parse::<Backend>()
+        .map_err(|e| Fail(EXIT_CONFIG, format!("--speech: {e}")))?;
+    if sc.backend == Backend::Text {
+        return Err(Fail(
+            1,
+            "--speech text makes no sound to time (accepted: espeak, clips)".into(),
+        ));
+    }
+    let tmp = std::env::temp_dir().join(format!("chessboardd-bench-pack-{}", std::process::id()));
+    tools::ensure_pack(&mut sc, &phrases.words, &tmp).map_err(|e| Fail(1, e.to_string()))?;
+    let lines = sample_phrases(&phrases);
+    eprintln!("timing {runs} announcements with {} ...", sc.backend);
+    let l = tools::latency(sc, &lines, runs.max(1)).map_err(|e| Fail(1, e.to_string()))?;
+    let _ = std::fs::remove_dir_all(&tmp);
+    if let Some(why) = &l.no_device {
+        println!("note: no sound card ({why}): timed to the hand-over to the audio output");
+    }
+    println!("runs {}", l.runs);
+    let cli = l
+        .cli_p50
+        .map_or("n/a (espeak-ng program not found)".to_string(), |v| {
+            format!("{v:.1}")
+        });
+    println!(
+        "completion_to_audio_ms p50={:.1} p99={:.1} espeak_cli_ms p50={cli}",
+        l.p50, l.p99
+    );
+    Ok(())
+}
+
+pub fn voice_pack_build(lang: Option<&str>, dir: &Path) -> Result<(), Fail> {
+    let (cfg, phrases) = phrases_for(lang, None)?;
+    let n = tools::build_pack(dir, &phrases.words, cfg.speech.voice)
+        .map_err(|e| Fail(1, e.to_string()))?;
+    println!("{}: {n} words", dir.display());
+    Ok(())
+}
+
+pub fn voice_pack_check(lang: Option<&str>, dir: &Path) -> Result<(), Fail> {
+    let (_, phrases) = phrases_for(lang, None)?;
+    let missing = tools::check_pack(dir, &phrases.words);
+    if missing.is_empty() {
+        println!("{}: complete", dir.display());
+        return Ok(());
+    }
+    for w in &missing {
+        println!("{w}");
+    }
+    Err(Fail(
+        1,
+        format!(
+            "{}: {} words missing (listed above)",
+            dir.display(),
+            missing.len()
+        ),
+    ))
+}

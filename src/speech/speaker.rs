@@ -1,0 +1,495 @@
+//! The speech thread: takes announcements, orders them by the queue's rules, synthesizes them
+//! and plays them, interrupting a query answer when something more important comes.
+//!
+//! The synthesizer is made once, when the thread starts (the voice is initialised once, not per
+//! phrase); the audio device is opened once.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use super::audio::{earcon, Earcon, Player};
+use super::clips::ClipSynth;
+use super::espeak::EspeakSynth;
+use super::queue::{Class, Item, Queue};
+use super::synth::{Backend, SpeechError, Synth, TextSynth, Voice};
+use crate::engine::{EventKind, Priority};
+
+/// How the daemon speaks.
+#[derive(Clone, Debug)]
+pub struct SpeechConfig {
+    pub backend: Backend,
+    pub voice: Voice,
+    /// The voice pack for the `clips` backend.
+    pub voice_pack: PathBuf,
+    /// Sound card (part of its name); `None`: the default one.
+    pub device: Option<String>,
+    /// 0.0 to 2.0.
+    pub volume: f32,
+    /// Write what would be played to this WAV file instead of a sound card.
+    pub audio_out: Option<PathBuf>,
+    pub announce: Announce,
+}
+
+impl Default for SpeechConfig {
+    fn default() -> SpeechConfig {
+        SpeechConfig {
+            backend: Backend::default(),
+            voice: Voice::default(),
+            voice_pack: PathBuf::from("/usr/share/chessboardd/voice"),
+            device: None,
+            volume: 1.0,
+            audio_out: None,
+            announce: Announce::default(),
+        }
+    }
+}
+
+/// What is announced.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Announce {
+    /// The player who listens: `None` for both (one speaker for the table).
+    pub listener: Option<shakmaty::Color>,
+    /// The listener's own moves, as a confirmation.
+    pub own_moves: bool,
+    pub opponent_moves: bool,
+    /// Name every piece as it is lifted.
+    pub touched: bool,
+    /// Short tones.
+    pub sounds: bool,
+}
+
+impl Default for Announce {
+    fn default() -> Announce {
+        Announce {
+            listener: None,
+            own_moves: true,
+            opponent_moves: true,
+            touched: false,
+            sounds: true,
+        }
+    }
+}
+
+/// What to do about one game event: words to say and a tone to play.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Spoken {
+    pub text: Option<(String, Class, Option<u32>)>,
+    pub earcon: Option<Earcon>,
+    /// A move was taken back: announcements from this ply on are void.
+    pub retract: Option<u32>,
+}
+
+/// Maps a game event to speech, by the announce settings. Pure.
+pub fn spoken(kind: &EventKind, a: &Announce, phrases: &super::phrase::Phrases) -> Spoken {
+    let sound = |e| if a.sounds { Some(e) } else { None };
+    let nothing = Spoken {
+        text: None,
+        earcon: None,
+        retract: None,
+    };
+    match kind {
+        EventKind::Move {
+            say, ply, color, ..
+        } => {
+            let own = a.listener.is_none_or(|l| l == *color);
+            let wanted = if own && a.listener.is_some() {
+                a.own_moves
+            } else {
+                a.opponent_moves || own && a.own_moves
+            };
+            Spoken {
+                text: wanted.then(|| (say.clone(), Class::Move, Some(*ply))),
+                earcon: sound(Earcon::Move),
+                retract: None,
+            }
+        }
+        EventKind::Touched { square, piece, .. } => Spoken {
+            text: a
+                .touched
+                .then(|| (phrases.piece_on(*piece, *square), Class::Info, None)),
+            earcon: sound(Earcon::Lift),
+            retract: None,
+        },
+        EventKind::Say { text, priority } => {
+            let class = match priority {
+                Priority::Error => Class::Error,
+                Priority::Result => Class::Result,
+                Priority::Info => Class::Info,
+                Priority::Query => Class::Query,
+            };
+            Spoken {
+                text: Some((text.clone(), class, None)),
+                ..nothing
+            }
+        }
+        EventKind::Illegal { .. } | EventKind::TouchMove { .. } => Spoken {
+            earcon: sound(Earcon::Illegal),
+            ..nothing
+        },
+        EventKind::Mismatch { .. } => Spoken {
+            earcon: sound(Earcon::Mismatch),
+            ..nothing
+        },
+        EventKind::Takeback { ply, .. } => Spoken {
+            retract: Some(*ply),
+            ..nothing
+        },
+        _ => nothing,
+    }
+}
+
+enum Cmd {
+    Say(Item, Instant),
+    Retract(u32),
+    Earcon(Earcon),
+    /// Answer when everything queued has been played.
+    Sync(Sender<()>),
+    Finish,
+}
+
+/// What the speech thread measured.
+#[derive(Debug, Default)]
+pub struct Report {
+    /// For each utterance that reached the device: from being handed to the speaker to its
+    /// first sample handed to the audio device.
+    pub latencies: Vec<Duration>,
+    /// Why there was no sound card output, if there was none.
+    pub no_device: Option<String>,
+    pub spoken: Vec<String>,
+    pub errors: Vec<String>,
+}
+
+/// The handle of the speech thread.
+pub struct Speaker {
+    tx: Sender<Cmd>,
+    next_id: u64,
+    thread: Option<JoinHandle<Report>>,
+}
+
+fn make_synth(cfg: &SpeechConfig) -> Result<Box<dyn Synth>, SpeechError> {
+    Ok(match cfg.backend {
+        Backend::Espeak => Box::new(EspeakSynth::new(cfg.voice)?),
+        Backend::Clips => Box::new(ClipSynth::load(&cfg.voice_pack)?),
+        Backend::Text => Box::new(TextSynth),
+    })
+}
+
+fn make_player(cfg: &SpeechConfig) -> Result<Player, SpeechError> {
+    Ok(match (&cfg.audio_out, cfg.backend) {
+        (Some(path), _) => Player::to_wav(path, cfg.volume)?,
+        (None, Backend::Text) => Player::silent(),
+        (None, _) => Player::to_device(cfg.device.as_deref(), cfg.volume),
+    })
+}
+
+impl Speaker {
+    /// Starts the speech thread with its synthesizer and audio output. Errors in making the
+    /// synthesizer (no voice, no voice pack) are returned here; a missing sound card is not an
+    /// error (see [`Speaker::no_device`]).
+    pub fn start(cfg: SpeechConfig) -> Result<(Speaker, Option<String>), SpeechError> {
+        let (tx, rx) = mpsc::channel();
+        let (ready_tx, ready_rx) = mpsc::channel();
+        let thread = std::thread::Builder::new()
+            .name("speech".into())
+            .spawn(move || {
+                let made = make_synth(&cfg).and_then(|s| make_player(&cfg).map(|p| (s, p)));
+                match made {
+                    Ok((synth, player)) => {
+                        let _ = ready_tx.send(Ok(player.no_device.clone()));
+                        run(synth, player, rx, cfg.device.clone())
+                    }
+                    Err(e) => {
+                        let _ = ready_tx.send(Err(e));
+                        Report::default()
+                    }
+                }
+            })
+            .map_err(|e| SpeechError::Audio(format!("cannot start the speech thread: {e}")))?;
+        let no_device = ready_rx
+            .recv()
+            .map_err(|_| SpeechError::Audio("the speech thread stopped".into()))??;
+        Ok((
+            Speaker {
+                tx,
+                next_id: 0,
+                thread: Some(thread),
+            },
+            no_device,
+        ))
+    }
+
+    /// Queues an announcement; returns its id.
+    pub fn say(&mut self, text: &str, class: Class, ply: Option<u32>) -> u64 {
+        self.next_id += 1;
+        let item = Item {
+            id: self.next_id,
+            text: text.to_string(),
+            class,
+            ply,
+        };
+        let _ = self.tx.send(Cmd::Say(item, Instant::now()));
+        self.next_id
+    }
+
+    /// Speaks what a game event calls for.
+    pub fn event(&mut self, s: &Spoken) {
+        if let Some(ply) = s.retract {
+            let _ = self.tx.send(Cmd::Retract(ply));
+        }
+        if let Some(e) = s.earcon {
+            let _ = self.tx.send(Cmd::Earcon(e));
+        }
+        if let Some((text, class, ply)) = &s.text {
+            self.say(text, *class, *ply);
+        }
+    }
+
+    /// Waits until everything queued so far has been said and played.
+    pub fn sync(&self) {
+        let (tx, rx) = mpsc::channel();
+        if self.tx.send(Cmd::Sync(tx)).is_ok() {
+            let _ = rx.recv();
+        }
+    }
+
+    /// Says everything queued, waits until it has been played, and stops the thread.
+    pub fn finish(mut self) -> Report {
+        let _ = self.tx.send(Cmd::Finish);
+        self.thread
+            .take()
+            .and_then(|t| t.join().ok())
+            .unwrap_or_default()
+    }
+}
+
+struct State {
+    device: Option<String>,
+    queue: Queue,
+    syncs: Vec<Sender<()>>,
+    submitted: HashMap<u64, Instant>,
+    finishing: bool,
+    report: Report,
+}
+
+impl State {
+    /// Takes a command; true when it interrupts what is being spoken (of class `speaking`).
+    fn take(
+        &mut self,
+        cmd: Cmd,
+        speaking: Option<(Class, Option<u32>)>,
+        player: &mut Player,
+    ) -> bool {
+        match cmd {
+            Cmd::Say(item, at) => {
+                self.submitted.insert(item.id, at);
+                self.queue.push(item, speaking.map(|s| s.0))
+            }
+            Cmd::Retract(ply) => {
+                self.queue.retract_from(ply);
+                // A move taken back while it is being said is not said to the end.
+                speaking.is_some_and(|(_, p)| p.is_some_and(|p| p >= ply))
+            }
+            Cmd::Earcon(e) => {
+                player.write(&earcon(e));
+                // Between announcements nothing else lets a tone play out.
+                if speaking.is_none() {
+                    player.wait_drained(Duration::from_secs(2));
+                    player.idle(self.device.as_deref());
+                }
+                false
+            }
+            Cmd::Sync(tx) => {
+                self.syncs.push(tx);
+                false
+            }
+            Cmd::Finish => {
+                self.finishing = true;
+                false
+            }
+        }
+    }
+}
+
+fn run(
+    mut synth: Box<dyn Synth>,
+    mut player: Player,
+    rx: Receiver<Cmd>,
+    device: Option<String>,
+) -> Report {
+    let mut st = State {
+        device,
+        queue: Queue::default(),
+        syncs: Vec::new(),
+        submitted: HashMap::new(),
+        finishing: false,
+        report: Report::default(),
+    };
+    st.report.no_device = player.no_device.clone();
+    loop {
+        let Some(item) = st.queue.pop() else {
+            if !st.syncs.is_empty() {
+                player.wait_drained(Duration::from_secs(30));
+                player.idle(st.device.as_deref());
+                for tx in st.syncs.drain(..) {
+                    let _ = tx.send(());
+                }
+            }
+            if st.finishing {
+                break;
+            }
+            match rx.recv() {
+                Ok(cmd) => {
+                    st.take(cmd, None, &mut player);
+                }
+                Err(_) => break,
+            }
+            continue;
+        };
+        let speaking = Some((item.class, item.ply));
+        player.mark(item.id);
+        let mut interrupted = false;
+        let result = synth.speak(&item.text, &mut |chunk| {
+            player.write(chunk);
+            while let Ok(cmd) = rx.try_recv() {
+                interrupted |= st.take(cmd, speaking, &mut player);
+            }
+            !interrupted
+        });
+        player.end();
+        if let Err(e) = result {
+            st.report.errors.push(e.to_string());
+        }
+        if !interrupted {
+            st.report.spoken.push(item.text.clone());
+            // Let it play out, still listening for interruptions.
+            while player.pending() > 0 {
+                match rx.recv_timeout(Duration::from_millis(10)) {
+                    Ok(cmd) => {
+                        if st.take(cmd, speaking, &mut player) {
+                            interrupted = true;
+                            break;
+                        }
+                    }
+                    Err(RecvTimeoutError::Timeout) => {}
+                    Err(RecvTimeoutError::Disconnected) => break,
+                }
+            }
+        }
+        if interrupted {
+            player.flush();
+        }
+        player.idle(st.device.as_deref());
+        for (id, at) in player.take_first_audio() {
+            if let Some(sent) = st.submitted.remove(&id) {
+                st.report.latencies.push(at.saturating_duration_since(sent));
+            }
+        }
+    }
+    player.wait_drained(Duration::from_secs(30));
+    for (id, at) in player.take_first_audio() {
+        if let Some(sent) = st.submitted.remove(&id) {
+            st.report.latencies.push(at.saturating_duration_since(sent));
+        }
+    }
+    if let Err(e) = player.finish() {
+        st.report.errors.push(e.to_string());
+    }
+    st.report
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::speech::phrase::{FileWords, Lang, Phrases, Style};
+    use shakmaty::{Color, Role, Square};
+
+    fn mv(ply: u32, color: Color) -> EventKind {
+        EventKind::Move {
+            ply,
+            color,
+            uci: "e2e4".into(),
+            san: "e4".into(),
+            fen: String::new(),
+            say: "Eva vier".into(),
+            white_ms: None,
+            black_ms: None,
+        }
+    }
+
+    #[test]
+    fn announce_settings_choose_what_is_said() {
+        let p = Phrases::new(Lang::AppendixF, Style::Short, FileWords::Phonetic);
+        let blind_white = Announce {
+            listener: Some(Color::White),
+            own_moves: false,
+            ..Announce::default()
+        };
+        assert_eq!(spoken(&mv(1, Color::White), &blind_white, &p).text, None);
+        assert_eq!(
+            spoken(&mv(2, Color::Black), &blind_white, &p).text,
+            Some(("Eva vier".into(), Class::Move, Some(2)))
+        );
+        let both = Announce::default();
+        assert!(spoken(&mv(1, Color::White), &both, &p).text.is_some());
+        let touched = EventKind::Touched {
+            square: Square::G1,
+            piece: Role::Knight,
+            color: Color::White,
+        };
+        assert_eq!(
+            spoken(&touched, &both, &p).text,
+            None,
+            "touched pieces are off by default"
+        );
+        assert_eq!(spoken(&touched, &both, &p).earcon, Some(Earcon::Lift));
+        let on = Announce {
+            touched: true,
+            sounds: false,
+            ..Announce::default()
+        };
+        assert_eq!(
+            spoken(&touched, &on, &p).text.map(|t| t.0),
+            Some("Springer Gustav eins".into())
+        );
+        assert_eq!(spoken(&touched, &on, &p).earcon, None);
+    }
+
+    #[test]
+    fn the_text_backend_speaks_every_announcement_in_order() {
+        let cfg = SpeechConfig {
+            backend: Backend::Text,
+            ..SpeechConfig::default()
+        };
+        let (mut s, _) = Speaker::start(cfg).unwrap();
+        s.say("Eva vier", Class::Move, Some(1));
+        s.say("Eva fünf", Class::Move, Some(2));
+        s.say("Weiß am Zug", Class::Query, None);
+        let r = s.finish();
+        assert_eq!(r.spoken, vec!["Eva vier", "Eva fünf", "Weiß am Zug"]);
+        assert!(r.errors.is_empty());
+    }
+
+    #[test]
+    fn espeak_into_a_wav_file() {
+        let path =
+            std::env::temp_dir().join(format!("chessboardd-speaker-{}.wav", std::process::id()));
+        let cfg = SpeechConfig {
+            audio_out: Some(path.clone()),
+            ..SpeechConfig::default()
+        };
+        let (mut s, _) = Speaker::start(cfg).unwrap();
+        s.say("Springer Felix drei", Class::Move, Some(3));
+        let r = s.finish();
+        assert_eq!(r.latencies.len(), 1);
+        let samples: Vec<i16> = hound::WavReader::open(&path)
+            .unwrap()
+            .into_samples()
+            .map(|x| x.unwrap())
+            .collect();
+        let secs = samples.len() as f64 / crate::speech::synth::SAMPLE_RATE as f64;
+        assert!((0.6..4.0).contains(&secs), "{secs} s");
+    }
+}
