@@ -1,4 +1,4 @@
-# chessboardd: `make demo` to hear (for now: read) a game, `make test` to run every test.
+# chessboardd: `make demo` to hear a game, `make test` to run every test.
 # Both install the system packages they need first (apt-get, with sudo when not root).
 
 CARGO ?= cargo

@@ -12,6 +12,7 @@ use toml::Spanned;
 use crate::engine::clock::TimeControl;
 use crate::engine::rules::{Mode, RuleProfile};
 use crate::engine::Settings;
+use crate::speech::audio::Earcon;
 use crate::speech::phrase::{FileWords, Lang, Phrases, Style};
 use crate::speech::speaker::{Announce, SpeechConfig};
 use crate::speech::synth::{Backend, Voice};
@@ -83,7 +84,7 @@ pub struct RawAnnounce {
     pub own_moves: Option<bool>,
     pub opponent_moves: Option<bool>,
     pub touched: Option<bool>,
-    pub sounds: Option<bool>,
+    pub sounds: Option<Spanned<Vec<String>>>,
 }
 
 /// A config problem, already phrased for a person.
@@ -382,7 +383,15 @@ impl Config {
                 own_moves: a.own_moves.unwrap_or(da.own_moves),
                 opponent_moves: a.opponent_moves.unwrap_or(da.opponent_moves),
                 touched: a.touched.unwrap_or(da.touched),
-                sounds: a.sounds.unwrap_or(da.sounds),
+                sounds: match &a.sounds {
+                    None => da.sounds,
+                    Some(list) => list
+                        .get_ref()
+                        .iter()
+                        .map(|n| n.parse::<Earcon>())
+                        .collect::<Result<_, _>>()
+                        .or_else(|e| cx.err(list.span(), "announce.sounds", e))?,
+                },
             },
         };
         let mut cfg = Config {
@@ -497,6 +506,13 @@ mod tests {
         let e = err("[speech]\nrate = 9000\n");
         assert!(
             e.contains("speech.rate") && e.contains("80 to 450 words a minute"),
+            "{e}"
+        );
+        let c = Config::parse(Path::new("s.toml"), "[announce]\nsounds = [\"move\"]\n").unwrap();
+        assert_eq!(c.speech.announce.sounds, vec![Earcon::Move]);
+        let e = err("[announce]\nsounds = [\"beep\"]\n");
+        assert!(
+            e.contains("announce.sounds") && e.contains("lift, move, illegal, mismatch, low_time"),
             "{e}"
         );
         let e = err("[speech]\nbackend = \"festival\"\n");

@@ -25,6 +25,24 @@ pub enum Earcon {
     LowTime,
 }
 
+impl std::str::FromStr for Earcon {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Earcon, String> {
+        Ok(match s {
+            "lift" => Earcon::Lift,
+            "move" => Earcon::Move,
+            "illegal" => Earcon::Illegal,
+            "mismatch" => Earcon::Mismatch,
+            "low_time" => Earcon::LowTime,
+            _ => {
+                return Err(format!(
+                    "unknown sound '{s}' (accepted: lift, move, illegal, mismatch, low_time)"
+                ))
+            }
+        })
+    }
+}
+
 /// The samples of an earcon: sine tones with soft edges.
 pub fn earcon(e: Earcon) -> Vec<i16> {
     let tones: &[(f32, u32)] = match e {

@@ -57,8 +57,8 @@ pub struct Announce {
     pub opponent_moves: bool,
     /// Name every piece as it is lifted.
     pub touched: bool,
-    /// Short tones.
-    pub sounds: bool,
+    /// The short tones that sound (the others are silent).
+    pub sounds: Vec<Earcon>,
 }
 
 impl Default for Announce {
@@ -68,7 +68,13 @@ impl Default for Announce {
             own_moves: true,
             opponent_moves: true,
             touched: false,
-            sounds: true,
+            sounds: vec![
+                Earcon::Lift,
+                Earcon::Move,
+                Earcon::Illegal,
+                Earcon::Mismatch,
+                Earcon::LowTime,
+            ],
         }
     }
 }
@@ -84,7 +90,7 @@ pub struct Spoken {
 
 /// Maps a game event to speech, by the announce settings. Pure.
 pub fn spoken(kind: &EventKind, a: &Announce, phrases: &super::phrase::Phrases) -> Spoken {
-    let sound = |e| if a.sounds { Some(e) } else { None };
+    let sound = |e| a.sounds.contains(&e).then_some(e);
     let nothing = Spoken {
         text: None,
         earcon: None,
@@ -447,7 +453,7 @@ mod tests {
         assert_eq!(spoken(&touched, &both, &p).earcon, Some(Earcon::Lift));
         let on = Announce {
             touched: true,
-            sounds: false,
+            sounds: vec![],
             ..Announce::default()
         };
         assert_eq!(
