@@ -3,6 +3,8 @@
 
 pub mod audio;
 pub mod clips;
+#[cfg(feature = "speech-dispatcher")]
+pub mod dispatcher;
 pub mod espeak;
 pub mod phrase;
 pub mod queue;

@@ -180,13 +180,19 @@ fn make_synth(cfg: &SpeechConfig) -> Result<Box<dyn Synth>, SpeechError> {
         Backend::Espeak => Box::new(EspeakSynth::new(cfg.voice)?),
         Backend::Clips => Box::new(ClipSynth::load(&cfg.voice_pack)?),
         Backend::Text => Box::new(TextSynth),
+        #[cfg(feature = "speech-dispatcher")]
+        Backend::SpeechDispatcher => Box::new(super::dispatcher::DispatcherSynth::new(cfg.voice)?),
+        #[cfg(not(feature = "speech-dispatcher"))]
+        Backend::SpeechDispatcher => {
+            return Err(SpeechError::Audio("built without speech-dispatcher".into()))
+        }
     })
 }
 
 fn make_player(cfg: &SpeechConfig) -> Result<Player, SpeechError> {
     Ok(match (&cfg.audio_out, cfg.backend) {
         (Some(path), _) => Player::to_wav(path, cfg.volume)?,
-        (None, Backend::Text) => Player::silent(),
+        (None, Backend::Text | Backend::SpeechDispatcher) => Player::silent(),
         (None, _) => Player::to_device(cfg.device.as_deref(), cfg.volume),
     })
 }

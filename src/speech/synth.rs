@@ -43,6 +43,8 @@ pub enum Backend {
     Clips,
     /// No sound: announcements are only printed or logged.
     Text,
+    /// Speech Dispatcher (cargo feature `speech-dispatcher`).
+    SpeechDispatcher,
 }
 
 impl FromStr for Backend {
@@ -52,11 +54,10 @@ impl FromStr for Backend {
             "espeak" => Ok(Backend::Espeak),
             "clips" => Ok(Backend::Clips),
             "text" => Ok(Backend::Text),
-            "speech-dispatcher" => Err(
-                "speech backend 'speech-dispatcher' is not built into this binary \
-                 (accepted: espeak, clips, text)"
-                    .to_string(),
-            ),
+            "speech-dispatcher" if cfg!(feature = "speech-dispatcher") => Ok(Backend::SpeechDispatcher),
+            "speech-dispatcher" => Err("speech backend 'speech-dispatcher' is not built into this binary \
+                 (build with: cargo build --features speech-dispatcher; accepted: espeak, clips, text)"
+                .to_string()),
             _ => Err(format!(
                 "unknown speech backend '{s}' (accepted: espeak, clips, text)"
             )),
@@ -70,6 +71,7 @@ impl fmt::Display for Backend {
             Backend::Espeak => "espeak",
             Backend::Clips => "clips",
             Backend::Text => "text",
+            Backend::SpeechDispatcher => "speech-dispatcher",
         })
     }
 }
