@@ -2,6 +2,7 @@
 //!
 //! `engine` is the pure core; `replay` and `daemon` drive it; `sim` makes simulated boards.
 
+pub mod board;
 pub mod config;
 pub mod daemon;
 pub mod engine;

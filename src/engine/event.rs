@@ -108,6 +108,10 @@ pub enum EventKind {
         result: &'static str,
         reason: &'static str,
     },
+    /// The board's link (daemon only): `waiting`, `connected`, `lost`, `reconnected`.
+    Link {
+        state: &'static str,
+    },
 }
 
 impl EventKind {
@@ -126,6 +130,7 @@ impl EventKind {
             EventKind::Say { .. } => "say",
             EventKind::Claim { .. } => "claim",
             EventKind::GameOver { .. } => "game_over",
+            EventKind::Link { .. } => "link",
         }
     }
 

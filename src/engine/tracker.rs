@@ -73,6 +73,16 @@ impl Reading {
     }
 }
 
+/// The state of a board's link, as its driver reports it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum LinkState {
+    /// Not there yet at start-up: waited for.
+    Waiting,
+    Connected,
+    Lost,
+    Reconnected,
+}
+
 /// A control input (spec/replay.md `press`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Button {
@@ -1313,6 +1323,20 @@ impl Engine {
                 },
             );
         }
+    }
+
+    /// The board's link changed (a driver reports it): said, so a blind player knows.
+    pub fn link(&mut self, t: Millis, state: LinkState, out: &mut Vec<Event>) {
+        self.advance(t, out);
+        let w = &self.s.phrases.words;
+        let (name, text) = match state {
+            LinkState::Waiting => ("waiting", w.board_waiting.clone()),
+            LinkState::Connected => ("connected", w.board_connected.clone()),
+            LinkState::Lost => ("lost", w.board_lost.clone()),
+            LinkState::Reconnected => ("reconnected", w.board_reconnected.clone()),
+        };
+        self.emit(out, EventKind::Link { state: name });
+        self.say(out, text, Priority::Error);
     }
 
     /// A control input at time `t`.

@@ -152,6 +152,7 @@ pub struct Words {
     pub board_connected: String,
     pub board_lost: String,
     pub board_reconnected: String,
+    pub board_waiting: String,
 }
 
 /// Defines, from one list of the table's single-word fields, the config keys, the setter and the
@@ -323,6 +324,7 @@ impl Words {
             board_connected: "Brett verbunden".into(),
             board_lost: "Brett getrennt".into(),
             board_reconnected: "Brett wieder verbunden".into(),
+            board_waiting: "Warte auf das Brett".into(),
         }
     }
 
@@ -378,6 +380,7 @@ impl Words {
             board_connected: "Board connected".into(),
             board_lost: "Board disconnected".into(),
             board_reconnected: "Board reconnected".into(),
+            board_waiting: "Waiting for the board".into(),
         }
     }
 
@@ -433,6 +436,7 @@ impl Words {
             board_connected: "Tabla conectată".into(),
             board_lost: "Tabla deconectată".into(),
             board_reconnected: "Tabla reconectată".into(),
+            board_waiting: "Se așteaptă tabla".into(),
         }
     }
 
@@ -486,6 +490,7 @@ impl Words {
             board_connected: "Brädet anslutet".into(),
             board_lost: "Brädet frånkopplat".into(),
             board_reconnected: "Brädet återanslutet".into(),
+            board_waiting: "Väntar på brädet".into(),
         }
     }
 

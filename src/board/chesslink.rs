@@ -1,0 +1,338 @@
+//! Millennium ChessLink boards (Exclusive, eONE; they identify every piece).
+//!
+//! 38400 baud, 7 data bits, odd parity: the port is opened 8N1 and bit 7 of every byte sent is
+//! set so that each byte has an odd number of one bits; bit 7 is stripped on receipt. A message
+//! is a letter, its data characters, then two hex digits: the XOR of the 7-bit codes of all
+//! preceding characters. Replies use the lower-case letter of their command.
+
+use std::time::{Duration, Instant};
+
+use shakmaty::{Board, Color, Piece, Role, Square};
+
+use super::DriverMsg;
+use crate::engine::debounce::{SquareState, EMPTY};
+use crate::engine::tracker::piece_code;
+use crate::engine::Reading;
+
+/// How often the host asks for the status as a keep-alive.
+pub const POLL: Duration = Duration::from_secs(2);
+
+/// Sets bit 7 so that the byte has odd parity.
+pub fn with_parity(b: u8) -> u8 {
+    let b = b & 0x7F;
+    if b.count_ones() % 2 == 0 {
+        b | 0x80
+    } else {
+        b
+    }
+}
+
+fn checksum(chars: &[u8]) -> u8 {
+    chars.iter().fold(0, |a, c| a ^ (c & 0x7F))
+}
+
+/// A message with its checksum, as characters (no parity yet).
+pub fn message(body: &str) -> String {
+    format!("{body}{:02X}", checksum(body.as_bytes()))
+}
+
+/// A message with parity bits, ready for the wire.
+pub fn wire(body: &str) -> Vec<u8> {
+    message(body).bytes().map(with_parity).collect()
+}
+
+fn piece_char(p: Option<Piece>) -> char {
+    match p {
+        None => '.',
+        Some(p) if p.color == Color::White => p.role.upper_char(),
+        Some(p) => p.role.char(),
+    }
+}
+
+fn char_piece(c: u8) -> Option<Option<Piece>> {
+    if c == b'.' {
+        return Some(None);
+    }
+    let role = Role::from_char(c.to_ascii_lowercase() as char)?;
+    let color = if c.is_ascii_uppercase() {
+        Color::White
+    } else {
+        Color::Black
+    };
+    Some(Some(Piece { color, role }))
+}
+
+/// The status reply for `board`, documented order a8..h8, a7..h7, ..., a1..h1.
+pub fn status(board: &Board, rotated: bool) -> String {
+    let mut s = String::from("s");
+    for i in 0..64 {
+        let mut sq = Square::new(((7 - i / 8) * 8 + i % 8) as u32);
+        if rotated {
+            sq = Square::new(63 - sq as u32);
+        }
+        s.push(piece_char(board.piece_at(sq)));
+    }
+    message(&s)
+}
+
+/// Characters of each reply, letter and checksum included.
+fn reply_len(letter: u8) -> Option<usize> {
+    Some(match letter {
+        b's' => 67,
+        b'v' => 7,
+        b'x' | b'l' | b't' => 3,
+        b'w' | b'r' => 7,
+        _ => return None,
+    })
+}
+
+/// Splits the received characters into checked messages (without their checksums).
+#[derive(Debug, Default)]
+pub struct Decoder {
+    msg: Vec<u8>,
+    want: usize,
+    /// Looking for a message inside a dropped one: failures there are the same drop.
+    resyncing: bool,
+    pub dropped: u64,
+}
+
+impl Decoder {
+    pub fn feed(&mut self, bytes: &[u8], out: &mut Vec<Vec<u8>>) {
+        for &raw in bytes {
+            self.push(raw & 0x7F, out);
+        }
+    }
+
+    fn push(&mut self, c: u8, out: &mut Vec<Vec<u8>>) {
+        if self.msg.is_empty() {
+            // Between messages only a reply letter starts one; anything else is noise.
+            if let Some(n) = reply_len(c) {
+                self.msg.push(c);
+                self.want = n;
+            }
+            return;
+        }
+        self.msg.push(c);
+        if self.msg.len() < self.want {
+            return;
+        }
+        let m = std::mem::take(&mut self.msg);
+        let (body, sum) = m.split_at(self.want - 2);
+        let ok = std::str::from_utf8(sum)
+            .ok()
+            .and_then(|s| u8::from_str_radix(s, 16).ok())
+            .is_some_and(|s| s == checksum(body));
+        if ok {
+            out.push(body.to_vec());
+        } else {
+            // Dropped; a real message may have begun inside it: look again from its second
+            // character (piece letters like `r` are reply letters too, so this resyncs).
+            if !self.resyncing {
+                self.dropped += 1;
+            }
+            let was = std::mem::replace(&mut self.resyncing, true);
+            for &c in &m[1..] {
+                self.push(c, out);
+            }
+            self.resyncing = was;
+        }
+    }
+}
+
+/// LED codes for the squares to show (81 corner LEDs; a square lights through its four corners).
+pub fn leds(squares: &[Square], rotated: bool) -> String {
+    let mut grid = [0u8; 81];
+    for sq in squares {
+        let sq = if rotated {
+            Square::new(63 - *sq as u32)
+        } else {
+            *sq
+        };
+        let col = u32::from(sq.file()) as usize;
+        let row = 7 - u32::from(sq.rank()) as usize;
+        for (dc, dr) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+            grid[(col + dc) * 9 + row + dr] = 0xFF;
+        }
+    }
+    let mut body = String::from("L32");
+    for v in grid {
+        body.push_str(&format!("{v:02X}"));
+    }
+    body
+}
+
+/// The host side of the ChessLink protocol.
+#[derive(Debug)]
+pub struct ChessLinkHost {
+    decoder: Decoder,
+    rotated: bool,
+    oriented: bool,
+    last_poll: Instant,
+}
+
+impl Default for ChessLinkHost {
+    fn default() -> ChessLinkHost {
+        ChessLinkHost {
+            decoder: Decoder::default(),
+            rotated: false,
+            oriented: false,
+            last_poll: Instant::now(),
+        }
+    }
+}
+
+fn status_states(body: &[u8], rotated: bool) -> Option<([SquareState; 64], usize, usize)> {
+    if body.len() != 65 {
+        return None;
+    }
+    let mut states = [EMPTY; 64];
+    let (mut white_top, mut black_bottom) = (0, 0);
+    for (i, &c) in body[1..].iter().enumerate() {
+        let p = char_piece(c)?;
+        if i < 16 && p.is_some_and(|p| p.color == Color::White) {
+            white_top += 1;
+        }
+        if i >= 48 && p.is_some_and(|p| p.color == Color::Black) {
+            black_bottom += 1;
+        }
+        let mut sq = Square::new(((7 - i / 8) * 8 + i % 8) as u32);
+        if rotated {
+            sq = Square::new(63 - sq as u32);
+        }
+        states[sq as usize] = p.map_or(EMPTY, piece_code);
+    }
+    Some((states, white_top, black_bottom))
+}
+
+impl super::serial::Protocol for ChessLinkHost {
+    fn name(&self) -> &'static str {
+        "chesslink"
+    }
+    fn baud(&self) -> u32 {
+        38_400
+    }
+    fn on_open(&mut self, port: &mut dyn std::io::Write) -> std::io::Result<()> {
+        self.decoder = Decoder {
+            dropped: self.decoder.dropped,
+            ..Decoder::default()
+        };
+        self.last_poll = Instant::now();
+        // Version, reports on change only, LEDs off, then the board.
+        for cmd in ["V", "W0203", "X", "S"] {
+            port.write_all(&wire(cmd))?;
+        }
+        Ok(())
+    }
+    fn on_bytes(
+        &mut self,
+        bytes: &[u8],
+        _now: Instant,
+        out: &mut Vec<DriverMsg>,
+        _port: &mut dyn std::io::Write,
+    ) -> std::io::Result<()> {
+        let mut msgs = Vec::new();
+        self.decoder.feed(bytes, &mut msgs);
+        for m in msgs {
+            if m[0] != b's' {
+                continue;
+            }
+            let Some((_, white_top, black_bottom)) = status_states(&m, false) else {
+                self.decoder.dropped += 1;
+                continue;
+            };
+            if !self.oriented && white_top == 16 && black_bottom == 16 {
+                self.rotated = true;
+            }
+            if !self.oriented && (white_top == 16 || black_bottom == 0) {
+                self.oriented =
+                    white_top == 16 || m[1..].iter().filter(|c| **c != b'.').count() == 32;
+            }
+            if let Some((states, _, _)) = status_states(&m, self.rotated) {
+                out.push(DriverMsg::Reading(Reading::Frame(Box::new(states))));
+            }
+        }
+        Ok(())
+    }
+    fn on_tick(
+        &mut self,
+        now: Instant,
+        _out: &mut Vec<DriverMsg>,
+        port: &mut dyn std::io::Write,
+    ) -> std::io::Result<()> {
+        if now.duration_since(self.last_poll) >= POLL {
+            self.last_poll = now;
+            port.write_all(&wire("S"))?;
+        }
+        Ok(())
+    }
+    fn dropped(&self) -> u64 {
+        self.decoder.dropped
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::serial::Protocol;
+
+    #[test]
+    fn checksums_match_the_documented_examples() {
+        assert_eq!(message("V"), "V56");
+        assert_eq!(message("S"), "S53");
+        assert_eq!(message("X"), "X58");
+        assert_eq!(message("R02"), "R0250");
+        assert_eq!(message("W0203"), "W020356");
+        assert_eq!(message("v0104"), "v010473");
+        // Odd parity on the wire.
+        assert!(wire("W0203").iter().all(|b| b.count_ones() % 2 == 1));
+    }
+
+    #[test]
+    fn status_frames_are_checked_and_read_either_way_round() {
+        let mut host = ChessLinkHost::default();
+        let mut out = Vec::new();
+        let mut port = Vec::new();
+        let good: Vec<u8> = status(&Board::default(), true)
+            .bytes()
+            .map(with_parity)
+            .collect();
+        let mut bad = good.clone();
+        bad[10] = with_parity(b'q');
+        host.on_bytes(&bad, Instant::now(), &mut out, &mut port)
+            .unwrap();
+        assert!(out.is_empty());
+        assert_eq!(host.dropped(), 1);
+        host.on_bytes(&good[..30], Instant::now(), &mut out, &mut port)
+            .unwrap();
+        host.on_bytes(&good[30..], Instant::now(), &mut out, &mut port)
+            .unwrap();
+        let Some(DriverMsg::Reading(Reading::Frame(states))) = out.pop() else {
+            panic!("no frame")
+        };
+        assert_eq!(
+            states[Square::E1 as usize],
+            piece_code(Piece {
+                color: Color::White,
+                role: Role::King
+            })
+        );
+        assert_eq!(
+            states[Square::D8 as usize],
+            piece_code(Piece {
+                color: Color::Black,
+                role: Role::Queen
+            })
+        );
+    }
+
+    #[test]
+    fn leds_light_the_corners_of_a_square() {
+        let l = leds(&[Square::A8], false);
+        assert_eq!(l.len(), 3 + 162);
+        // Column 0 and 1, rows 0 and 1: LEDs 0, 1, 9, 10.
+        let lit: Vec<usize> = (0..81)
+            .filter(|i| &l[3 + 2 * i..5 + 2 * i] == "FF")
+            .collect();
+        assert_eq!(lit, vec![0, 1, 9, 10]);
+    }
+}

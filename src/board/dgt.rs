@@ -1,0 +1,339 @@
+//! DGT electronic boards (serial or USB; they identify every piece).
+//!
+//! Board-to-host messages: byte 0 is `0x80 | id`, bytes 1-2 the total length in 7-bit halves,
+//! then the payload, every byte below `0x80`. A byte with the top bit set inside a payload means
+//! the message was cut: it is dropped (and counted) and a new message starts there.
+//! Field numbers run in reading order with the connector on white's left: 0 = a8 ... 63 = h1.
+//! The board scans square by square, so field updates are only "something changed": the host
+//! waits for a quiet board, then asks for a whole dump and reads positions from that.
+
+use std::time::{Duration, Instant};
+
+use shakmaty::{Board, Color, Piece, Role, Square};
+
+use super::DriverMsg;
+use crate::engine::debounce::{SquareState, EMPTY};
+use crate::engine::tracker::piece_code;
+use crate::engine::Reading;
+
+pub const RESET: u8 = 0x40;
+pub const SEND_BOARD: u8 = 0x42;
+pub const UPDATE_BOARD: u8 = 0x44;
+pub const SEND_SERIAL: u8 = 0x45;
+pub const SEND_VERSION: u8 = 0x4D;
+
+pub const MSG_BOARD_DUMP: u8 = 0x86;
+pub const MSG_FIELD_UPDATE: u8 = 0x8E;
+pub const MSG_SERIAL: u8 = 0x91;
+pub const MSG_VERSION: u8 = 0x93;
+
+/// How long the board must be quiet before the host asks for a dump (USB).
+pub const SETTLE: Duration = Duration::from_millis(250);
+/// How often the host polls the serial number as a keep-alive.
+pub const KEEP_ALIVE: Duration = Duration::from_secs(5);
+
+/// A DGT piece code for a piece (0 = empty).
+pub fn code_of(p: Option<Piece>) -> u8 {
+    let Some(p) = p else { return 0 };
+    let base = match p.role {
+        Role::Pawn => 1,
+        Role::Rook => 2,
+        Role::Knight => 3,
+        Role::Bishop => 4,
+        Role::King => 5,
+        Role::Queen => 6,
+    };
+    if p.color == Color::White {
+        base
+    } else {
+        base + 6
+    }
+}
+
+/// The piece of a DGT piece code; `None` for empty and the special marker pieces.
+pub fn piece_of(code: u8) -> Option<Piece> {
+    let (color, base) = match code {
+        1..=6 => (Color::White, code),
+        7..=12 => (Color::Black, code - 6),
+        _ => return None,
+    };
+    let role = match base {
+        1 => Role::Pawn,
+        2 => Role::Rook,
+        3 => Role::Knight,
+        4 => Role::Bishop,
+        5 => Role::King,
+        _ => Role::Queen,
+    };
+    Some(Piece { color, role })
+}
+
+/// The square of a field number, the board the right way round.
+pub fn square_of(field: usize) -> Square {
+    Square::new((((7 - field / 8) * 8) + field % 8) as u32)
+}
+
+/// A message with its header, as a board sends it.
+pub fn message(id: u8, payload: &[u8]) -> Vec<u8> {
+    let len = payload.len() + 3;
+    let mut m = vec![id, ((len >> 7) & 0x7F) as u8, (len & 0x7F) as u8];
+    m.extend_from_slice(payload);
+    m
+}
+
+/// A board dump of the pieces on `board`.
+pub fn dump(board: &Board) -> Vec<u8> {
+    let payload: Vec<u8> = (0..64)
+        .map(|f| code_of(board.piece_at(square_of(f))))
+        .collect();
+    message(MSG_BOARD_DUMP, &payload)
+}
+
+/// Splits the byte stream into messages.
+#[derive(Debug, Default)]
+pub struct Decoder {
+    msg: Vec<u8>,
+    pub dropped: u64,
+}
+
+impl Decoder {
+    pub fn feed(&mut self, bytes: &[u8], out: &mut Vec<(u8, Vec<u8>)>) {
+        for &b in bytes {
+            if b & 0x80 != 0 {
+                if !self.msg.is_empty() {
+                    self.dropped += 1;
+                }
+                self.msg.clear();
+                self.msg.push(b);
+                continue;
+            }
+            if self.msg.is_empty() {
+                // Noise between messages.
+                continue;
+            }
+            self.msg.push(b);
+            if self.msg.len() >= 3 {
+                let len = ((self.msg[1] as usize) << 7) | self.msg[2] as usize;
+                if !(3..=1000).contains(&len) {
+                    self.dropped += 1;
+                    self.msg.clear();
+                } else if self.msg.len() == len {
+                    let m = std::mem::take(&mut self.msg);
+                    out.push((m[0], m[3..].to_vec()));
+                }
+            }
+        }
+    }
+}
+
+/// The states of a board dump as the engine reads them (piece identities), orientation applied.
+fn dump_states(payload: &[u8], rotated: bool) -> Option<[SquareState; 64]> {
+    if payload.len() != 64 {
+        return None;
+    }
+    let mut states = [EMPTY; 64];
+    for (field, &code) in payload.iter().enumerate() {
+        let mut sq = square_of(field);
+        if rotated {
+            sq = sq.flip_vertical().flip_horizontal();
+        }
+        states[sq as usize] = piece_of(code).map_or(EMPTY, piece_code);
+    }
+    Some(states)
+}
+
+/// The start position seen the other way round: white's pieces on fields 0-15.
+fn looks_rotated(payload: &[u8]) -> bool {
+    let white_back = payload[..16]
+        .iter()
+        .filter(|c| (1..=6).contains(*c))
+        .count();
+    let black_back = payload[48..]
+        .iter()
+        .filter(|c| (7..=12).contains(*c))
+        .count();
+    white_back == 16 && black_back == 16
+}
+
+/// The host side of the DGT protocol.
+#[derive(Debug)]
+pub struct DgtHost {
+    decoder: Decoder,
+    rotated: bool,
+    oriented: bool,
+    /// A field changed at this time: a dump is due once the board is quiet.
+    dirty_since: Option<Instant>,
+    last_poll: Instant,
+    pub version: Option<(u8, u8)>,
+}
+
+impl Default for DgtHost {
+    fn default() -> DgtHost {
+        DgtHost {
+            decoder: Decoder::default(),
+            rotated: false,
+            oriented: false,
+            dirty_since: None,
+            last_poll: Instant::now(),
+            version: None,
+        }
+    }
+}
+
+impl super::serial::Protocol for DgtHost {
+    fn name(&self) -> &'static str {
+        "dgt"
+    }
+    fn baud(&self) -> u32 {
+        9600
+    }
+    fn on_open(&mut self, port: &mut dyn std::io::Write) -> std::io::Result<()> {
+        self.decoder = Decoder {
+            dropped: self.decoder.dropped,
+            ..Decoder::default()
+        };
+        self.dirty_since = None;
+        self.last_poll = Instant::now();
+        port.write_all(&[RESET, SEND_VERSION, SEND_BOARD, UPDATE_BOARD])
+    }
+    fn on_bytes(
+        &mut self,
+        bytes: &[u8],
+        now: Instant,
+        out: &mut Vec<DriverMsg>,
+        _port: &mut dyn std::io::Write,
+    ) -> std::io::Result<()> {
+        let mut msgs = Vec::new();
+        self.decoder.feed(bytes, &mut msgs);
+        for (id, payload) in msgs {
+            match id {
+                MSG_BOARD_DUMP if payload.len() == 64 => {
+                    if !self.oriented && payload.iter().filter(|c| **c != 0).count() == 32 {
+                        // The board's way round is found from the start position.
+                        self.rotated = looks_rotated(&payload);
+                        self.oriented = true;
+                    }
+                    if let Some(states) = dump_states(&payload, self.rotated) {
+                        out.push(DriverMsg::Reading(Reading::Frame(Box::new(states))));
+                    }
+                }
+                MSG_FIELD_UPDATE if payload.len() == 2 => self.dirty_since = Some(now),
+                MSG_VERSION if payload.len() == 2 => self.version = Some((payload[0], payload[1])),
+                MSG_BOARD_DUMP | MSG_FIELD_UPDATE | MSG_VERSION => self.decoder.dropped += 1,
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+    fn on_tick(
+        &mut self,
+        now: Instant,
+        _out: &mut Vec<DriverMsg>,
+        port: &mut dyn std::io::Write,
+    ) -> std::io::Result<()> {
+        if self
+            .dirty_since
+            .is_some_and(|t| now.duration_since(t) >= SETTLE)
+        {
+            self.dirty_since = None;
+            port.write_all(&[SEND_BOARD])?;
+        }
+        if now.duration_since(self.last_poll) >= KEEP_ALIVE {
+            self.last_poll = now;
+            port.write_all(&[SEND_SERIAL])?;
+        }
+        Ok(())
+    }
+    fn dropped(&self) -> u64 {
+        self.decoder.dropped
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::serial::Protocol;
+
+    #[test]
+    fn the_start_position_dump_has_the_documented_bytes() {
+        let d = dump(&Board::default());
+        let mut expected = vec![
+            0x86, 0x00, 0x43, 0x08, 0x09, 0x0A, 0x0C, 0x0B, 0x0A, 0x09, 0x08,
+        ];
+        expected.extend([0x07; 8]);
+        expected.extend([0x00; 32]);
+        expected.extend([0x01; 8]);
+        expected.extend([0x02, 0x03, 0x04, 0x06, 0x05, 0x04, 0x03, 0x02]);
+        assert_eq!(d, expected);
+    }
+
+    #[test]
+    fn cut_messages_are_dropped_and_the_stream_resyncs() {
+        let mut dec = Decoder::default();
+        let mut out = Vec::new();
+        let upd = message(MSG_FIELD_UPDATE, &[12, 0]);
+        assert_eq!(upd, vec![0x8E, 0x00, 0x05, 12, 0]);
+        let full = dump(&Board::default());
+        let mut stream = full[..20].to_vec(); // cut off
+        stream.extend(&upd);
+        stream.extend([0x01, 0x02]); // noise
+        stream.extend(&full);
+        dec.feed(&stream[..7], &mut out);
+        dec.feed(&stream[7..], &mut out);
+        assert_eq!(out.len(), 2);
+        assert_eq!(out[0], (MSG_FIELD_UPDATE, vec![12, 0]));
+        assert_eq!(out[1].0, MSG_BOARD_DUMP);
+        assert_eq!(dec.dropped, 1);
+    }
+
+    #[test]
+    fn a_board_turned_round_is_read_the_right_way() {
+        let mut host = DgtHost::default();
+        let mut out = Vec::new();
+        let mut sink = Vec::new();
+        let mut payload = dump(&Board::default())[3..].to_vec();
+        payload.reverse(); // the same board, connector on white's right
+        host.on_bytes(
+            &message(MSG_BOARD_DUMP, &payload),
+            Instant::now(),
+            &mut out,
+            &mut sink,
+        )
+        .unwrap();
+        let Some(DriverMsg::Reading(Reading::Frame(states))) = out.pop() else {
+            panic!()
+        };
+        let white_king = piece_code(Piece {
+            color: Color::White,
+            role: Role::King,
+        });
+        assert_eq!(states[Square::E1 as usize], white_king);
+        assert_eq!(
+            states[Square::A2 as usize],
+            piece_code(Piece {
+                color: Color::White,
+                role: Role::Pawn
+            })
+        );
+    }
+
+    #[test]
+    fn field_updates_lead_to_a_dump_request_once_the_board_is_quiet() {
+        let mut host = DgtHost::default();
+        let mut port = Vec::new();
+        let mut out = Vec::new();
+        let t0 = Instant::now();
+        host.on_bytes(
+            &message(MSG_FIELD_UPDATE, &[52, 0]),
+            t0,
+            &mut out,
+            &mut port,
+        )
+        .unwrap();
+        host.on_tick(t0 + Duration::from_millis(100), &mut out, &mut port)
+            .unwrap();
+        assert!(port.is_empty());
+        host.on_tick(t0 + SETTLE, &mut out, &mut port).unwrap();
+        assert_eq!(port, vec![SEND_BOARD]);
+    }
+}

@@ -1,0 +1,180 @@
+//! The project's own serial protocol for home-built boards (occupancy only).
+//!
+//! Board to host, on every change and at least once a second, one line:
+//!
+//!     B<16 hex digits: the occupancy, bit 0 = a1 ... bit 63 = h8>*<2 hex digits>\n
+//!
+//! The two digits after `*` are the XOR of every byte before the `*` (the `B` included).
+//! A board with promotion buttons sends `P<Q|R|B|N>*<2 hex>\n` when one is pressed.
+//! Host to board: `?` asks for a frame at once. A line with a bad checksum or shape is dropped
+//! and counted; the stream resyncs at the next newline.
+
+use crate::engine::Button;
+use shakmaty::Role;
+
+/// The longest line the decoder keeps; anything longer is noise.
+const MAX_LINE: usize = 64;
+
+fn checksum(bytes: &[u8]) -> u8 {
+    bytes.iter().fold(0, |a, b| a ^ b)
+}
+
+/// The line a board sends for an occupancy.
+pub fn frame(occupancy: u64) -> String {
+    let body = format!("B{occupancy:016X}");
+    format!("{body}*{:02X}\n", checksum(body.as_bytes()))
+}
+
+/// The line a board sends for a promotion button.
+pub fn button(role: Role) -> String {
+    let body = format!("P{}", role.upper_char());
+    format!("{body}*{:02X}\n", checksum(body.as_bytes()))
+}
+
+/// What a line means.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Message {
+    Occupancy(u64),
+    Press(Button),
+}
+
+fn parse(line: &[u8]) -> Option<Message> {
+    let star = line.iter().position(|&b| b == b'*')?;
+    let (body, sum) = (&line[..star], &line[star + 1..]);
+    let sum = u8::from_str_radix(std::str::from_utf8(sum).ok()?, 16).ok()?;
+    if sum != checksum(body) {
+        return None;
+    }
+    let text = std::str::from_utf8(body).ok()?;
+    match text.as_bytes().first()? {
+        b'B' if text.len() == 17 => u64::from_str_radix(&text[1..], 16)
+            .ok()
+            .map(Message::Occupancy),
+        b'P' if text.len() == 2 => {
+            let role = match &text[1..] {
+                "Q" => Role::Queen,
+                "R" => Role::Rook,
+                "B" => Role::Bishop,
+                "N" => Role::Knight,
+                _ => return None,
+            };
+            Some(Message::Press(Button::Promote(role)))
+        }
+        _ => None,
+    }
+}
+
+/// Splits a byte stream into messages, dropping and counting broken lines.
+#[derive(Debug, Default)]
+pub struct Decoder {
+    line: Vec<u8>,
+    overflow: bool,
+    pub dropped: u64,
+}
+
+impl Decoder {
+    pub fn feed(&mut self, bytes: &[u8], out: &mut Vec<Message>) {
+        for &b in bytes {
+            match b {
+                b'\n' => {
+                    let line = std::mem::take(&mut self.line);
+                    let trimmed: &[u8] = line.strip_suffix(b"\r").unwrap_or(&line);
+                    if std::mem::take(&mut self.overflow) {
+                        self.dropped += 1;
+                    } else if !trimmed.is_empty() {
+                        match parse(trimmed) {
+                            Some(m) => out.push(m),
+                            None => self.dropped += 1,
+                        }
+                    }
+                }
+                _ if self.line.len() >= MAX_LINE => self.overflow = true,
+                _ => self.line.push(b),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_round_trip_and_bad_ones_are_dropped() {
+        let start = 0xFFFF_0000_0000_FFFFu64;
+        let f = frame(start);
+        assert_eq!(f, "BFFFF00000000FFFF*42\n");
+        let mut d = Decoder::default();
+        let mut out = Vec::new();
+        d.feed(f.as_bytes(), &mut out);
+        assert_eq!(out, vec![Message::Occupancy(start)]);
+        // A flipped bit, a cut line, noise, and a frame split across reads.
+        let bad = f.replace("FFFF0", "FFFE0");
+        d.feed(bad.as_bytes(), &mut out);
+        d.feed(b"BFFFF00\n\x00\xff garbage\n", &mut out);
+        d.feed(&[b'x'; 200], &mut out);
+        d.feed(b"\n", &mut out);
+        d.feed(&f.as_bytes()[..5], &mut out);
+        d.feed(&f.as_bytes()[5..], &mut out);
+        d.feed(button(Role::Knight).as_bytes(), &mut out);
+        assert_eq!(
+            out,
+            vec![
+                Message::Occupancy(start),
+                Message::Occupancy(start),
+                Message::Press(Button::Promote(Role::Knight))
+            ]
+        );
+        assert_eq!(d.dropped, 4);
+    }
+}
+
+/// The host side of the DIY protocol.
+#[derive(Debug, Default)]
+pub struct DiyHost {
+    decoder: Decoder,
+}
+
+impl super::serial::Protocol for DiyHost {
+    fn name(&self) -> &'static str {
+        "diy"
+    }
+    fn baud(&self) -> u32 {
+        115_200
+    }
+    fn on_open(&mut self, port: &mut dyn std::io::Write) -> std::io::Result<()> {
+        self.decoder = Decoder {
+            dropped: self.decoder.dropped,
+            ..Decoder::default()
+        };
+        port.write_all(b"?")
+    }
+    fn on_bytes(
+        &mut self,
+        bytes: &[u8],
+        _now: std::time::Instant,
+        out: &mut Vec<super::DriverMsg>,
+        _port: &mut dyn std::io::Write,
+    ) -> std::io::Result<()> {
+        let mut msgs = Vec::new();
+        self.decoder.feed(bytes, &mut msgs);
+        out.extend(msgs.into_iter().map(|m| match m {
+            Message::Occupancy(mask) => {
+                super::DriverMsg::Reading(crate::engine::Reading::occupancy(mask))
+            }
+            Message::Press(b) => super::DriverMsg::Press(b),
+        }));
+        Ok(())
+    }
+    fn on_tick(
+        &mut self,
+        _now: std::time::Instant,
+        _out: &mut Vec<super::DriverMsg>,
+        _port: &mut dyn std::io::Write,
+    ) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn dropped(&self) -> u64 {
+        self.decoder.dropped
+    }
+}

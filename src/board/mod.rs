@@ -1,0 +1,67 @@
+//! Board drivers: each reads a board and sends the daemon timestamped raw readings and link
+//! states. Serial boards speak one of three protocols ([`diy`], [`dgt`], [`chesslink`]); each has
+//! a simulator ([`simulate`]) that behaves like the board on a pseudo-terminal.
+
+pub mod chesslink;
+pub mod dgt;
+pub mod diy;
+pub mod serial;
+pub mod simulate;
+
+use std::path::PathBuf;
+use std::str::FromStr;
+
+use crate::engine::{Button, LinkState, Millis, Reading};
+
+/// What a driver tells the daemon.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DriverMsg {
+    Reading(Reading),
+    Press(Button),
+    Link(LinkState),
+}
+
+/// A driver's messages, stamped with the daemon clock's time when the board was read.
+pub type DriverTx = tokio::sync::mpsc::UnboundedSender<(Millis, DriverMsg)>;
+
+/// Which board to read (`run --board`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BoardSpec {
+    Diy(PathBuf),
+    Dgt(PathBuf),
+    ChessLink(PathBuf),
+    /// The built-in simulated board playing a game from a PGN file.
+    Sim(PathBuf),
+}
+
+impl FromStr for BoardSpec {
+    type Err = String;
+    fn from_str(s: &str) -> Result<BoardSpec, String> {
+        let (kind, arg) = s.split_once(':').unwrap_or((s, ""));
+        let path = || {
+            if arg.is_empty() {
+                Err(format!("'{kind}' needs a path: {kind}:PATH"))
+            } else {
+                Ok(PathBuf::from(arg))
+            }
+        };
+        Ok(match kind {
+            "diy" => BoardSpec::Diy(path()?),
+            "dgt" => BoardSpec::Dgt(path()?),
+            "chesslink" => BoardSpec::ChessLink(path()?),
+            "sim" => BoardSpec::Sim(path()?),
+            _ => return Err(format!(
+                "unknown board '{s}' (accepted: diy:PATH, dgt:PATH, chesslink:PATH, sim:GAME.pgn)"
+            )),
+        })
+    }
+}
+
+/// Counters a driver keeps about its link.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LinkStats {
+    /// Frames dropped for a bad checksum or broken framing.
+    pub dropped: u64,
+    pub frames: u64,
+    pub reconnects: u64,
+}
