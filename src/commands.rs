@@ -4,7 +4,10 @@
 use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
+use chessboardd::board::simulate::{self, Protocol, SimOptions};
+use chessboardd::board::BoardSpec;
 use chessboardd::config::{self, Config};
+use chessboardd::daemon::Source;
 use chessboardd::engine::clock::TimeControl;
 use chessboardd::engine::rules::{Mode, RuleProfile};
 use chessboardd::engine::EventKind;
@@ -176,9 +179,10 @@ fn speech_from(cfg: &Config, flags: &SpeechFlags) -> Result<SpeechConfig, Fail> 
 
 /// Starts the speaker; without one (no voice, no pack) the daemon goes on with text only.
 fn start_speaker(sc: SpeechConfig) -> Option<Speaker> {
+    let wants_sound = sc.backend != Backend::Text && sc.audio_out.is_none();
     match Speaker::start(sc) {
         Ok((speaker, no_device)) => {
-            if let Some(why) = no_device {
+            if let Some(why) = no_device.filter(|_| wants_sound) {
                 eprintln!("chessboardd: no sound ({why}); announcements are printed only");
             }
             Some(speaker)
@@ -297,11 +301,7 @@ pub fn say(
     let sc = speech_from(&cfg, flags)?;
     let text = match (san, fen) {
         (Some(san), Some(fen)) => {
-            let pos: Chess = fen
-                .parse::<Fen>()
-                .map_err(|e| Fail(1, format!("--fen: {e}")))?
-                .into_position(CastlingMode::Standard)
-                .map_err(|e| Fail(1, format!("--fen: impossible position: {e}")))?;
+            let pos = position(fen)?;
             let m = san
                 .parse::<San>()
                 .map_err(|_| Fail(1, format!("--move: '{san}' is not SAN")))?
@@ -401,4 +401,134 @@ pub fn voice_pack_check(lang: Option<&str>, dir: &Path) -> Result<(), Fail> {
             missing.len()
         ),
     ))
+}
+
+fn position(fen: &str) -> Result<Chess, Fail> {
+    fen.parse::<Fen>()
+        .map_err(|e| Fail(1, format!("--fen: {e}")))?
+        .into_position(CastlingMode::Standard)
+        .map_err(|e| Fail(1, format!("--fen: impossible position: {e}")))
+}
+
+pub fn run(
+    board: &str,
+    flags: &GameFlags,
+    speech_flags: &SpeechFlags,
+    events_json: bool,
+    speed: f64,
+    fen: Option<&str>,
+) -> Result<(), Fail> {
+    let start = fen.map(position).transpose()?;
+    let spec = board
+        .parse::<BoardSpec>()
+        .map_err(|e| Fail(EXIT_CONFIG, format!("--board: {e}")))?;
+    let cfg = config_from(flags, false)?;
+    let sc = speech_from(&cfg, speech_flags)?;
+    let announce = sc.announce.clone();
+    let settings = cfg.settings;
+    let phrases = settings.phrases.clone();
+    let source = Source::from_spec(&spec).map_err(|e| Fail(1, e))?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Fail(1, format!("cannot start the runtime: {e}")))?;
+    let mut speaker = start_speaker(sc);
+    if let Some(s) = &mut speaker {
+        s.say(&phrases.words.starting, Class::Info, None);
+    }
+    let print = |line: String| {
+        let _ = writeln!(std::io::stdout().lock(), "{line}");
+    };
+    let engine = rt.block_on(async {
+        let shutdown = async {
+            use tokio::signal::unix::{signal, SignalKind};
+            match (
+                signal(SignalKind::terminate()),
+                signal(SignalKind::interrupt()),
+            ) {
+                (Ok(mut term), Ok(mut int)) => {
+                    tokio::select! {
+                        _ = term.recv() => {}
+                        _ = int.recv() => {}
+                    }
+                }
+                _ => std::future::pending::<()>().await,
+            }
+        };
+        chessboardd::daemon::run(
+            settings,
+            start,
+            source,
+            speed.clamp(0.1, 1000.0),
+            |e| {
+                if let Some(s) = &mut speaker {
+                    s.event(&spoken(&e.kind, &announce, &phrases));
+                }
+                if events_json {
+                    print(e.to_json());
+                } else if let Some((text, _)) = e.kind.spoken() {
+                    print(format!("\u{1f50a} {text}"));
+                }
+            },
+            shutdown,
+        )
+        .await
+    });
+    if let Some(s) = speaker {
+        for e in s.finish().errors {
+            eprintln!("chessboardd: speech: {e}");
+        }
+    }
+    if !events_json {
+        print(format!("\n{}", engine.pgn()));
+    }
+    Ok(())
+}
+
+pub fn simulate(
+    protocol: &str,
+    link: &Path,
+    pgn_file: Option<&Path>,
+    speed: f64,
+    glitch: bool,
+    rotated: bool,
+    reconnects: u32,
+) -> Result<(), Fail> {
+    let protocol = protocol
+        .parse::<Protocol>()
+        .map_err(|e| Fail(EXIT_CONFIG, format!("--protocol: {e}")))?;
+    let (start, moves) = match pgn_file {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| Fail(1, format!("cannot read {}: {e}", p.display())))?;
+            let game = pgn::parse(&text)
+                .map_err(|e| Fail(1, format!("{}: {e}", p.display())))?
+                .into_iter()
+                .next()
+                .ok_or_else(|| Fail(1, format!("{}: no game", p.display())))?;
+            (game.start, game.moves)
+        }
+        None => (Chess::default(), Vec::new()),
+    };
+    let opts = SimOptions {
+        protocol,
+        link: link.to_path_buf(),
+        start,
+        moves,
+        speed,
+        glitch,
+        rotated,
+        reconnects,
+        seed: 7,
+    };
+    eprintln!(
+        "chessboardd simulate: a {protocol:?} board at {}",
+        link.display()
+    );
+    let report = simulate::run(&opts).map_err(|e| Fail(1, format!("{}: {e}", link.display())))?;
+    eprintln!(
+        "chessboardd simulate: {} moves played, {} frames, {} glitches, {} reconnections",
+        report.moves, report.frames, report.glitches, report.reconnects
+    );
+    Ok(())
 }

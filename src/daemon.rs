@@ -1,15 +1,20 @@
-//! The imperative shell: a tokio loop that feeds a board's readings to the engine in real
-//! (monotonic) time, fires the engine's timers, and hands events to the outputs.
+//! The imperative shell: a tokio loop that feeds a board driver's readings to the engine in
+//! real (monotonic) time, fires the engine's timers, and hands events to the outputs.
 
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::mpsc;
 use tokio::time::{sleep_until, Instant};
 
+use crate::board::serial::{self, Protocol};
+use crate::board::{chesslink, dgt, diy, BoardSpec, DriverMsg};
 use crate::engine::{Engine, Event, Millis, Settings};
 use crate::sim::SimInput;
 
-/// Simulated time after the board's last input, so pending timeouts (promotion, mismatch) fire.
+/// Time after a simulated board's last input, so pending timeouts (promotion, mismatch) fire.
 const TAIL_MS: Millis = 5_000;
 
 /// The daemon's clock: monotonic milliseconds since start, optionally sped up (demo).
@@ -37,53 +42,144 @@ impl DaemonClock {
     }
 }
 
-/// Plays the inputs of a simulated board (times in the daemon clock's milliseconds) through the
-/// engine, calling `on_event` for every event. Returns the engine when the board has finished.
-pub async fn run_simulated(
+/// Where the daemon's board readings come from.
+pub enum Source {
+    /// A simulated board's inputs, at times of the daemon clock, and the position it starts in.
+    Simulated(Vec<(Millis, SimInput)>, Box<shakmaty::Chess>),
+    /// A serial board.
+    Serial(PathBuf, Box<dyn Protocol>),
+}
+
+impl Source {
+    /// The source for a `--board` spec; a simulated game is read from its PGN file here.
+    pub fn from_spec(spec: &BoardSpec) -> Result<Source, String> {
+        Ok(match spec {
+            BoardSpec::Diy(p) => Source::Serial(p.clone(), Box::new(diy::DiyHost::default())),
+            BoardSpec::Dgt(p) => Source::Serial(p.clone(), Box::new(dgt::DgtHost::default())),
+            BoardSpec::ChessLink(p) => {
+                Source::Serial(p.clone(), Box::new(chesslink::ChessLinkHost::default()))
+            }
+            BoardSpec::Sim(pgn) => {
+                let text =
+                    std::fs::read_to_string(pgn).map_err(|e| format!("{}: {e}", pgn.display()))?;
+                let games =
+                    crate::pgn::parse(&text).map_err(|e| format!("{}: {e}", pgn.display()))?;
+                let game = games
+                    .into_iter()
+                    .next()
+                    .ok_or_else(|| format!("{}: no game", pgn.display()))?;
+                let g = crate::sim::Gestures::default();
+                let inputs = crate::sim::game_inputs(&game.start, &game.moves, &g, 1000);
+                Source::Simulated(inputs, Box::new(game.start))
+            }
+        })
+    }
+}
+
+/// Runs the engine on a board until the board is done (a simulated game ended) or `shutdown`
+/// completes (SIGTERM). Every event goes to `on_event`. Returns the engine with the game.
+pub async fn run(
     settings: Settings,
-    inputs: Vec<(Millis, SimInput)>,
+    start: Option<shakmaty::Chess>,
+    source: Source,
     speed: f64,
     mut on_event: impl FnMut(&Event),
+    shutdown: impl std::future::Future<Output = ()>,
 ) -> Engine {
     let clock = DaemonClock::new(speed);
-    // Readings carry the time the board saw them, as a driver stamps what it reads.
-    let (tx, mut rx) = mpsc::channel::<(Millis, SimInput)>(64);
-    // The simulated board runs as its own task, as a real driver would.
-    let board = tokio::spawn(async move {
-        for (t, input) in inputs {
-            sleep_until(clock.instant(t)).await;
-            if tx.send((t, input)).await.is_err() {
-                break;
+    let (tx, mut rx) = mpsc::unbounded_channel::<(Millis, DriverMsg)>();
+    let stop = Arc::new(AtomicBool::new(false));
+    let simulated = matches!(source, Source::Simulated(..));
+    // The game starts where the simulated game does, or as asked, or from the initial position.
+    let start = match (&source, start) {
+        (_, Some(p)) => p,
+        (Source::Simulated(_, p), None) => (**p).clone(),
+        _ => shakmaty::Chess::default(),
+    };
+    // The driver runs on its own thread, as blocking serial I/O wants.
+    let driver = {
+        let stop = stop.clone();
+        std::thread::spawn(move || match source {
+            Source::Simulated(inputs, _) => {
+                for (t, input) in inputs {
+                    let wait = clock.instant(t).saturating_duration_since(Instant::now());
+                    std::thread::sleep(wait);
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let msg = match input {
+                        SimInput::Reading(r) => DriverMsg::Reading(r),
+                        SimInput::Press(b) => DriverMsg::Press(b),
+                    };
+                    // A simulated reading carries the time it was planned for.
+                    if tx.send((t, msg)).is_err() {
+                        break;
+                    }
+                }
             }
-        }
-    });
+            Source::Serial(path, proto) => {
+                serial::run(path, proto, clock, tx, stop);
+            }
+        })
+    };
     let mut engine = Engine::new(settings);
     let mut out = Vec::new();
-    engine.new_game(clock.now(), shakmaty::Chess::default(), true, &mut out);
+    engine.new_game(clock.now(), start, true, &mut out);
+    tokio::pin!(shutdown);
+    let mut stopped = false;
     loop {
         for e in out.drain(..) {
             on_event(&e);
         }
         let deadline = engine.next_deadline().map(|d| clock.instant(d));
         tokio::select! {
-            input = rx.recv() => match input {
-                Some((t, SimInput::Reading(r))) => engine.reading(t, r, &mut out),
-                Some((t, SimInput::Press(b))) => engine.press(t, b, &mut out),
+            msg = rx.recv() => match msg {
+                Some((t, DriverMsg::Reading(r))) => engine.reading(t, r, &mut out),
+                Some((t, DriverMsg::Press(b))) => engine.press(t, b, &mut out),
+                Some((t, DriverMsg::Link(state))) => engine.link(t, state, &mut out),
                 None => break,
             },
             _ = async { sleep_until(deadline.unwrap_or_else(Instant::now)).await }, if deadline.is_some() => {
                 engine.advance(clock.now(), &mut out);
             }
+            _ = &mut shutdown => {
+                stopped = true;
+                break;
+            }
         }
     }
-    let end = clock.now() + TAIL_MS;
-    while let Some(d) = engine.next_deadline().filter(|d| *d <= end) {
-        sleep_until(clock.instant(d)).await;
-        engine.advance(d, &mut out);
-        for e in out.drain(..) {
-            on_event(&e);
+    stop.store(true, Ordering::Relaxed);
+    if simulated && !stopped {
+        let end = clock.now() + TAIL_MS;
+        while let Some(d) = engine.next_deadline().filter(|d| *d <= end) {
+            sleep_until(clock.instant(d)).await;
+            engine.advance(d, &mut out);
+            for e in out.drain(..) {
+                on_event(&e);
+            }
         }
     }
-    let _ = board.await;
+    for e in out.drain(..) {
+        on_event(&e);
+    }
+    let _ = driver.join();
     engine
+}
+
+/// Plays a simulated board's inputs through the engine (the demo).
+pub async fn run_simulated(
+    settings: Settings,
+    inputs: Vec<(Millis, SimInput)>,
+    speed: f64,
+    on_event: impl FnMut(&Event),
+) -> Engine {
+    run(
+        settings,
+        None,
+        Source::Simulated(inputs, Box::default()),
+        speed,
+        on_event,
+        std::future::pending(),
+    )
+    .await
 }

@@ -83,6 +83,50 @@ enum Command {
         #[command(flatten)]
         speech: SpeechFlags,
     },
+    /// Run the daemon on a board: announce and record the game until SIGTERM
+    Run {
+        /// The board: diy:PATH, dgt:PATH, chesslink:PATH (serial port or udev symlink), or
+        /// sim:GAME.pgn (the built-in simulated board plays that game)
+        #[arg(long, value_name = "BOARD")]
+        board: String,
+        #[command(flatten)]
+        game: GameFlags,
+        #[command(flatten)]
+        speech: SpeechFlags,
+        /// Print every engine event as a JSON line on standard output
+        #[arg(long)]
+        events_json: bool,
+        /// For sim: how much faster than real time the simulated players move
+        #[arg(long, default_value_t = 1.0)]
+        speed: f64,
+        /// The position on the board at start (FEN); default: the initial position
+        #[arg(long, value_name = "FEN")]
+        fen: Option<String>,
+    },
+    /// Pretend to be a serial board on a pseudo-terminal (for trying and testing the daemon)
+    Simulate {
+        /// diy, dgt or chesslink
+        #[arg(long)]
+        protocol: String,
+        /// Where to put a symlink to the pseudo-terminal (give it to run --board PROTOCOL:PATH)
+        #[arg(long, value_name = "PATH")]
+        link: PathBuf,
+        /// Play this game's moves once the host has connected (the first game of the file)
+        #[arg(long, value_name = "GAME.pgn")]
+        pgn: Option<PathBuf>,
+        /// How much faster than people the simulated players move
+        #[arg(long, default_value_t = 1.0)]
+        speed: f64,
+        /// Send garbage bytes and corrupted frames now and then
+        #[arg(long)]
+        glitch: bool,
+        /// The board stands the other way round (DGT, ChessLink)
+        #[arg(long)]
+        rotated: bool,
+        /// Pull the cable and plug it in again this many times during the game
+        #[arg(long, default_value_t = 0)]
+        reconnects: u32,
+    },
     /// Speak a text, or a move given as SAN in a position given as FEN
     Say {
         /// Announcement language: appendix-f (default), de, en, ro, sv
@@ -145,6 +189,31 @@ fn main() -> ExitCode {
             san.as_deref(),
             fen.as_deref(),
             text,
+        ),
+        Command::Run {
+            board,
+            game,
+            speech,
+            events_json,
+            speed,
+            fen,
+        } => commands::run(board, game, speech, *events_json, *speed, fen.as_deref()),
+        Command::Simulate {
+            protocol,
+            link,
+            pgn,
+            speed,
+            glitch,
+            rotated,
+            reconnects,
+        } => commands::simulate(
+            protocol,
+            link,
+            pgn.as_deref(),
+            *speed,
+            *glitch,
+            *rotated,
+            *reconnects,
         ),
         Command::Bench {
             what: BenchCommand::Latency { speech, runs, lang },

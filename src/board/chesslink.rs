@@ -228,10 +228,15 @@ impl super::serial::Protocol for ChessLinkHost {
         bytes: &[u8],
         _now: Instant,
         out: &mut Vec<DriverMsg>,
-        _port: &mut dyn std::io::Write,
+        port: &mut dyn std::io::Write,
     ) -> std::io::Result<()> {
         let mut msgs = Vec::new();
+        let dropped = self.decoder.dropped;
         self.decoder.feed(bytes, &mut msgs);
+        if self.decoder.dropped > dropped {
+            // A frame was lost: ask for the board at once.
+            port.write_all(&wire("S"))?;
+        }
         for m in msgs {
             if m[0] != b's' {
                 continue;

@@ -204,7 +204,13 @@ impl super::serial::Protocol for DgtHost {
         _port: &mut dyn std::io::Write,
     ) -> std::io::Result<()> {
         let mut msgs = Vec::new();
+        let dropped = self.decoder.dropped;
         self.decoder.feed(bytes, &mut msgs);
+        if self.decoder.dropped > dropped {
+            // Something was lost: read the whole board again once it is quiet (noise does not
+            // postpone a dump already due).
+            self.dirty_since.get_or_insert(now);
+        }
         for (id, payload) in msgs {
             match id {
                 MSG_BOARD_DUMP if payload.len() == 64 => {

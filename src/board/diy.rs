@@ -154,10 +154,15 @@ impl super::serial::Protocol for DiyHost {
         bytes: &[u8],
         _now: std::time::Instant,
         out: &mut Vec<super::DriverMsg>,
-        _port: &mut dyn std::io::Write,
+        port: &mut dyn std::io::Write,
     ) -> std::io::Result<()> {
         let mut msgs = Vec::new();
+        let dropped = self.decoder.dropped;
         self.decoder.feed(bytes, &mut msgs);
+        if self.decoder.dropped > dropped {
+            // A frame was lost: ask for the board at once rather than wait for the next one.
+            port.write_all(b"?")?;
+        }
         out.extend(msgs.into_iter().map(|m| match m {
             Message::Occupancy(mask) => {
                 super::DriverMsg::Reading(crate::engine::Reading::occupancy(mask))

@@ -50,9 +50,11 @@ impl FromStr for BoardSpec {
             "dgt" => BoardSpec::Dgt(path()?),
             "chesslink" => BoardSpec::ChessLink(path()?),
             "sim" => BoardSpec::Sim(path()?),
-            _ => return Err(format!(
+            _ => {
+                return Err(format!(
                 "unknown board '{s}' (accepted: diy:PATH, dgt:PATH, chesslink:PATH, sim:GAME.pgn)"
-            )),
+            ))
+            }
         })
     }
 }

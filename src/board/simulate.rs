@@ -1,2 +1,437 @@
-//! Simulated serial boards: a pseudo-terminal that behaves like a DIY, DGT or ChessLink board,
-//! answers the host's commands, and plays a game with human timing once the host has connected.
+//! Simulated serial boards: a pseudo-terminal that behaves like a DIY, DGT or ChessLink board.
+//! It answers the host's commands, and once the host has connected plays a game the way people
+//! move pieces, with the board's own quirks (a DGT board reports squares in scan order, so a
+//! moved piece may show on its new square before its old one is empty). It can be told to
+//! glitch (garbage bytes, corrupted frames) and to drop the link and come back.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::time::{Duration, Instant};
+
+use serialport::{SerialPort, TTYPort};
+use shakmaty::{Board, CastlingSide, Chess, Move, Piece, Position, Role, Square};
+
+use super::{chesslink, dgt, diy};
+use crate::sim::Rng;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Protocol {
+    Diy,
+    Dgt,
+    ChessLink,
+}
+
+impl FromStr for Protocol {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Protocol, String> {
+        match s {
+            "diy" => Ok(Protocol::Diy),
+            "dgt" => Ok(Protocol::Dgt),
+            "chesslink" => Ok(Protocol::ChessLink),
+            _ => Err(format!(
+                "unknown protocol '{s}' (accepted: diy, dgt, chesslink)"
+            )),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct SimOptions {
+    pub protocol: Protocol,
+    /// Where the symlink to the pseudo-terminal goes.
+    pub link: PathBuf,
+    pub start: Chess,
+    pub moves: Vec<Move>,
+    /// How much faster than people the simulated players move.
+    pub speed: f64,
+    /// Garbage bytes and corrupted frames between the good ones.
+    pub glitch: bool,
+    /// The board stands the other way round (DGT, ChessLink).
+    pub rotated: bool,
+    /// Drop the link and come back this many times during the game.
+    pub reconnects: u32,
+    pub seed: u64,
+}
+
+/// One physical step: a square changes to this piece (or empty), after a pause.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Step {
+    pause_ms: u64,
+    square: Square,
+    piece: Option<Piece>,
+    /// A DIY board's promotion button, pressed after this step.
+    button: Option<Role>,
+}
+
+fn step(pause_ms: u64, square: Square, piece: Option<Piece>) -> Step {
+    Step {
+        pause_ms,
+        square,
+        piece,
+        button: None,
+    }
+}
+
+/// The steps of a move as a person makes it.
+fn move_steps(pos: &Chess, m: Move, rng: &mut Rng, protocol: Protocol) -> Vec<Step> {
+    let turn = pos.turn();
+    let board = pos.board();
+    let mut steps = Vec::new();
+    match m {
+        Move::Normal {
+            from,
+            to,
+            capture,
+            promotion,
+            role,
+        } => {
+            let placed = Piece {
+                color: turn,
+                role: promotion.unwrap_or(role),
+            };
+            if capture.is_some() {
+                if rng.chance(50) {
+                    steps.push(step(rng.range(200, 500), to, None));
+                    steps.push(step(rng.range(150, 400), from, None));
+                } else {
+                    steps.push(step(rng.range(200, 500), from, None));
+                    steps.push(step(rng.range(150, 400), to, None));
+                }
+                steps.push(step(rng.range(150, 400), to, Some(placed)));
+            } else if protocol == Protocol::Dgt && rng.chance(30) {
+                // The scan sees the new square before the old one.
+                steps.push(step(rng.range(300, 700), to, Some(placed)));
+                steps.push(step(rng.range(20, 60), from, None));
+            } else {
+                steps.push(step(rng.range(200, 500), from, None));
+                steps.push(step(rng.range(200, 600), to, Some(placed)));
+            }
+            if let (Some(p), Protocol::Diy) = (promotion, protocol) {
+                // An occupancy board cannot see the new piece: the player presses its button.
+                if let Some(last) = steps.last_mut() {
+                    last.button = Some(p);
+                }
+            }
+        }
+        Move::EnPassant { from, to } => {
+            let victim = Square::from_coords(to.file(), from.rank());
+            steps.push(step(rng.range(200, 500), from, None));
+            steps.push(step(rng.range(150, 400), to, board.piece_at(from)));
+            steps.push(step(rng.range(150, 400), victim, None));
+        }
+        Move::Castle { king, rook } => {
+            let side = if rook > king {
+                CastlingSide::KingSide
+            } else {
+                CastlingSide::QueenSide
+            };
+            steps.push(step(rng.range(200, 500), king, None));
+            steps.push(step(
+                rng.range(150, 400),
+                side.king_to(turn),
+                board.piece_at(king),
+            ));
+            steps.push(step(rng.range(150, 400), rook, None));
+            steps.push(step(
+                rng.range(150, 400),
+                side.rook_to(turn),
+                board.piece_at(rook),
+            ));
+        }
+        Move::Put { .. } => {}
+    }
+    steps
+}
+
+fn occupancy(board: &Board) -> u64 {
+    board.occupied().0
+}
+
+/// The board end of the link.
+struct Link {
+    master: TTYPort,
+    /// Held so the terminal stays open while the host is away.
+    _slave: TTYPort,
+}
+
+fn open_link(path: &Path) -> std::io::Result<Link> {
+    let (mut master, slave) = TTYPort::pair().map_err(std::io::Error::other)?;
+    master
+        .set_timeout(Duration::from_millis(5))
+        .map_err(std::io::Error::other)?;
+    let name = slave
+        .name()
+        .ok_or_else(|| std::io::Error::other("the pseudo-terminal has no name"))?;
+    let _ = std::fs::remove_file(path);
+    std::os::unix::fs::symlink(&name, path)?;
+    Ok(Link {
+        master,
+        _slave: slave,
+    })
+}
+
+/// What the simulated board did.
+#[derive(Debug, Default)]
+pub struct SimReport {
+    pub moves: usize,
+    pub frames: u64,
+    pub glitches: u64,
+    pub reconnects: u32,
+}
+
+struct SimBoard {
+    protocol: Protocol,
+    rotated: bool,
+    board: Board,
+    /// Host command bytes not yet understood (ChessLink commands span several bytes).
+    pending: Vec<u8>,
+    connected: bool,
+}
+
+impl SimBoard {
+    fn answer(&mut self, bytes: &[u8], out: &mut Vec<u8>) {
+        for &b in bytes {
+            match self.protocol {
+                Protocol::Diy => {
+                    if b == b'?' {
+                        self.connected = true;
+                        out.extend(diy::frame(occupancy(&self.board)).bytes());
+                    }
+                }
+                Protocol::Dgt => match b {
+                    dgt::SEND_BOARD => {
+                        self.connected = true;
+                        out.extend(self.dgt_dump());
+                    }
+                    dgt::SEND_VERSION => out.extend(dgt::message(dgt::MSG_VERSION, &[1, 7])),
+                    dgt::SEND_SERIAL => out.extend(dgt::message(dgt::MSG_SERIAL, b"12345")),
+                    _ => {}
+                },
+                Protocol::ChessLink => {
+                    self.pending.push(b & 0x7F);
+                    self.chesslink_commands(out);
+                }
+            }
+        }
+    }
+
+    fn dgt_dump(&self) -> Vec<u8> {
+        let mut d = dgt::dump(&self.board);
+        if self.rotated {
+            d[3..].reverse();
+        }
+        d
+    }
+
+    fn chesslink_commands(&mut self, out: &mut Vec<u8>) {
+        loop {
+            let Some(&c) = self.pending.first() else {
+                return;
+            };
+            let len = match c {
+                b'V' | b'S' | b'X' | b'T' => 3,
+                b'W' => 7,
+                b'R' => 5,
+                b'L' => 167,
+                _ => {
+                    self.pending.remove(0);
+                    continue;
+                }
+            };
+            if self.pending.len() < len {
+                return;
+            }
+            let cmd: Vec<u8> = self.pending.drain(..len).collect();
+            let reply = match cmd[0] {
+                b'V' => Some("v0104".to_string()),
+                b'S' => {
+                    self.connected = true;
+                    None
+                }
+                b'X' => Some("x".into()),
+                b'L' => Some("l".into()),
+                b'W' => Some(format!("w{}", String::from_utf8_lossy(&cmd[1..5]))),
+                b'R' => Some(format!("r{}00", String::from_utf8_lossy(&cmd[1..3]))),
+                _ => None,
+            };
+            match reply {
+                Some(r) => out.extend(chesslink::wire(&r)),
+                None => out.extend(self.chesslink_status()),
+            }
+        }
+    }
+
+    fn chesslink_status(&self) -> Vec<u8> {
+        chesslink::status(&self.board, self.rotated)
+            .bytes()
+            .map(chesslink::with_parity)
+            .collect()
+    }
+
+    /// What the board sends when a square changed.
+    fn report(&self, sq: Square, piece: Option<Piece>) -> Vec<u8> {
+        match self.protocol {
+            Protocol::Diy => diy::frame(occupancy(&self.board)).into_bytes(),
+            Protocol::Dgt => {
+                let mut field = (0..64).find(|f| dgt::square_of(*f) == sq).unwrap_or(0);
+                if self.rotated {
+                    field = 63 - field;
+                }
+                dgt::message(dgt::MSG_FIELD_UPDATE, &[field as u8, dgt::code_of(piece)])
+            }
+            Protocol::ChessLink => self.chesslink_status(),
+        }
+    }
+}
+
+fn garbage(rng: &mut Rng, protocol: Protocol) -> Vec<u8> {
+    match rng.range(0, 2) {
+        0 => (0..rng.range(1, 12))
+            .map(|_| rng.next_u64() as u8)
+            .collect(),
+        1 => match protocol {
+            // A frame with a wrong checksum.
+            Protocol::Diy => b"B00000000000000FF*00\n".to_vec(),
+            Protocol::Dgt => vec![dgt::MSG_FIELD_UPDATE, 0x00, 0x05, 0x12],
+            Protocol::ChessLink => chesslink::wire("s")
+                .into_iter()
+                .take(2)
+                .chain([b'Z', b'Z'])
+                .collect(),
+        },
+        _ => match protocol {
+            Protocol::Diy => b"BFFFF0000\n".to_vec(),
+            Protocol::Dgt => vec![0x86, 0x00, 0x43, 0x01, 0x02],
+            Protocol::ChessLink => b"s....".to_vec(),
+        },
+    }
+}
+
+/// Runs a simulated board until its game is over (or forever without moves, until killed).
+pub fn run(opts: &SimOptions) -> std::io::Result<SimReport> {
+    let mut rng = Rng::new(opts.seed);
+    let mut link = open_link(&opts.link)?;
+    let mut b = SimBoard {
+        protocol: opts.protocol,
+        rotated: opts.rotated,
+        board: opts.start.board().clone(),
+        pending: Vec::new(),
+        connected: false,
+    };
+    let mut report = SimReport::default();
+    let scale = |ms: u64| Duration::from_secs_f64(ms as f64 / 1000.0 / opts.speed.max(0.01));
+    // The moves to play, as steps, worked out in advance.
+    let mut plan: Vec<(usize, Step)> = Vec::new();
+    let mut pos = opts.start.clone();
+    for (i, m) in opts.moves.iter().enumerate() {
+        let mut steps = move_steps(&pos, *m, &mut rng, opts.protocol);
+        if let Some(first) = steps.first_mut() {
+            first.pause_ms += rng.range(1000, 2500);
+        }
+        plan.extend(steps.into_iter().map(|s| (i, s)));
+        pos.play_unchecked(*m);
+    }
+    let reconnect_at: Vec<usize> = (1..=opts.reconnects as usize)
+        .map(|k| k * opts.moves.len() / (opts.reconnects as usize + 1))
+        .collect();
+    let mut next = 0;
+    let mut due: Option<Instant> = None;
+    let mut heartbeat = Instant::now();
+    let mut done_at: Option<Instant> = None;
+    let mut buf = [0u8; 256];
+    loop {
+        let mut out = Vec::new();
+        match link.master.read(&mut buf) {
+            Ok(n) if n > 0 => b.answer(&buf[..n], &mut out),
+            _ => {}
+        }
+        let now = Instant::now();
+        if b.connected && due.is_none() && next < plan.len() {
+            due = Some(now + scale(plan[next].1.pause_ms));
+        }
+        if let Some(t) = due.filter(|t| now >= *t) {
+            let (i, s) = plan[next].clone();
+            match s.piece {
+                Some(p) => b.board.set_piece_at(s.square, p),
+                None => b.board.discard_piece_at(s.square),
+            }
+            out.extend(b.report(s.square, s.piece));
+            if let Some(role) = s.button {
+                out.extend(diy::button(role).bytes());
+            }
+            report.frames += 1;
+            next += 1;
+            due = None;
+            let _ = t;
+            let move_done = plan.get(next).is_none_or(|(j, _)| *j != i);
+            if move_done {
+                report.moves = i + 1;
+                if reconnect_at.contains(&(i + 1)) && report.reconnects < opts.reconnects {
+                    // The cable is pulled and plugged in again.
+                    let _ = link.master.write_all(&out);
+                    out.clear();
+                    drop(link);
+                    std::thread::sleep(scale(400).max(Duration::from_millis(200)));
+                    link = open_link(&opts.link)?;
+                    report.reconnects += 1;
+                    b.connected = false;
+                    b.pending.clear();
+                }
+            }
+        }
+        // Noise on the line: now and then, after something was sent.
+        if opts.glitch && b.connected && !out.is_empty() && rng.chance(25) {
+            out.extend(garbage(&mut rng, opts.protocol));
+            report.glitches += 1;
+        }
+        if opts.protocol == Protocol::Diy
+            && b.connected
+            && now.duration_since(heartbeat) >= Duration::from_secs(1)
+        {
+            heartbeat = now;
+            out.extend(diy::frame(occupancy(&b.board)).bytes());
+        }
+        if !out.is_empty() && link.master.write_all(&out).is_err() {
+            // The host is gone: keep the board, wait for it.
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        if next >= plan.len() && !opts.moves.is_empty() {
+            // Let the host read the end of the game, then stop.
+            let end = *done_at.get_or_insert(now + Duration::from_secs(2));
+            if now >= end {
+                break;
+            }
+        }
+    }
+    let _ = std::fs::remove_file(&opts.link);
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn steps_end_on_the_position_after_the_move() {
+        let games =
+            crate::pgn::parse(include_str!("../../tests/data/games/selfplay-400.pgn")).unwrap();
+        let mut rng = Rng::new(3);
+        for g in games.iter().take(40) {
+            let mut pos = g.start.clone();
+            let mut board = pos.board().clone();
+            for m in &g.moves {
+                for proto in [Protocol::Dgt] {
+                    for s in move_steps(&pos, *m, &mut rng, proto) {
+                        match s.piece {
+                            Some(p) => board.set_piece_at(s.square, p),
+                            None => board.discard_piece_at(s.square),
+                        }
+                    }
+                }
+                pos.play_unchecked(*m);
+                assert_eq!(&board, pos.board());
+            }
+        }
+    }
+}
