@@ -2,7 +2,9 @@
 //!
 //! Board to host, on every change and at least once a second, one line:
 //!
-//!     B<16 hex digits: the occupancy, bit 0 = a1 ... bit 63 = h8>*<2 hex digits>\n
+//! ```text
+//! B<16 hex digits: the occupancy, bit 0 = a1 ... bit 63 = h8>*<2 hex digits>\n
+//! ```
 //!
 //! The two digits after `*` are the XOR of every byte before the `*` (the `B` included).
 //! A board with promotion buttons sends `P<Q|R|B|N>*<2 hex>\n` when one is pressed.
