@@ -422,12 +422,13 @@ pub fn run(
     let spec = board
         .parse::<BoardSpec>()
         .map_err(|e| Fail(EXIT_CONFIG, format!("--board: {e}")))?;
-    let cfg = config_from(flags, false)?;
+    let cfg = config_from(flags, true)?;
     let sc = speech_from(&cfg, speech_flags)?;
     let announce = sc.announce.clone();
-    let settings = cfg.settings;
+    let settings = cfg.settings.clone();
     let phrases = settings.phrases.clone();
-    let source = Source::from_spec(&spec).map_err(|e| Fail(1, e))?;
+    let source = Source::from_spec(&spec, &cfg.gpio)
+        .map_err(|e| Fail(1, format!("--board {board}: {e}")))?;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -530,5 +531,72 @@ pub fn simulate(
         "chessboardd simulate: {} moves played, {} frames, {} glitches, {} reconnections",
         report.moves, report.frames, report.glitches, report.reconnects
     );
+    Ok(())
+}
+
+/// Scans an idle board on simulated pins and reports the scanner thread's CPU use.
+pub fn bench_gpio(seconds: f64, rate: u32) -> Result<(), Fail> {
+    use chessboardd::board::gpio::{self, Mapping, SimPins, Wiring};
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    use std::sync::Arc;
+    let mut lines = Vec::new();
+    for wiring in [
+        Wiring::Matrix {
+            rows: [5, 6, 13, 19, 26, 12, 16, 20],
+            cols: [4, 17, 27, 22, 10, 9, 11, 21],
+        },
+        Wiring::ShiftRegister {
+            load: 23,
+            clock: 24,
+            data: 25,
+        },
+        Wiring::Direct {
+            lines: (0..64).collect(),
+        },
+    ] {
+        let sensors = Arc::new(AtomicU64::new(0xFFFF_0000_0000_FFFF));
+        let pins = SimPins::new(wiring.clone(), sensors);
+        let stop = Arc::new(AtomicBool::new(false));
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let clock = chessboardd::daemon::DaemonClock::new(1.0);
+        let name = match &wiring {
+            Wiring::Matrix { .. } => "matrix",
+            Wiring::ShiftRegister { .. } => "shift-register",
+            Wiring::Direct { .. } => "direct",
+        };
+        let s2 = stop.clone();
+        let t0 = std::time::Instant::now();
+        let worker = std::thread::spawn(move || {
+            gpio::run(
+                wiring,
+                Box::new(pins),
+                Mapping::default(),
+                rate,
+                clock,
+                tx,
+                s2,
+            );
+            gpio::thread_cpu_time()
+        });
+        std::thread::sleep(std::time::Duration::from_secs_f64(seconds));
+        stop.store(true, Ordering::Relaxed);
+        let cpu = worker
+            .join()
+            .map_err(|_| Fail(1, "the scanner failed".into()))?;
+        let wall = t0.elapsed();
+        let mut frames = 0;
+        while rx.try_recv().is_ok() {
+            frames += 1;
+        }
+        let pct = cpu.as_secs_f64() / wall.as_secs_f64() * 100.0;
+        lines.push(format!(
+            "{name}: {pct:.3}% of one core ({} ms CPU in {:.1} s, {frames} messages)",
+            cpu.as_millis(),
+            wall.as_secs_f64()
+        ));
+    }
+    for l in &lines {
+        println!("{l}");
+    }
     Ok(())
 }

@@ -9,6 +9,7 @@ use serde::Deserialize;
 use shakmaty::Role;
 use toml::Spanned;
 
+use crate::board::gpio::Mapping;
 use crate::engine::clock::TimeControl;
 use crate::engine::rules::{Mode, RuleProfile};
 use crate::engine::Settings;
@@ -35,6 +36,32 @@ pub struct RawConfig {
     pub speech: RawSpeech,
     #[serde(default)]
     pub announce: RawAnnounce,
+    #[serde(default)]
+    pub gpio: RawGpio,
+}
+
+/// A GPIO line: its number on the chip, or its name.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum LineSpec {
+    Number(u32),
+    Name(String),
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawGpio {
+    pub chip: Option<Spanned<String>>,
+    pub wiring: Option<Spanned<String>>,
+    pub rows: Option<Spanned<Vec<LineSpec>>>,
+    pub cols: Option<Spanned<Vec<LineSpec>>>,
+    pub load: Option<Spanned<LineSpec>>,
+    pub clock: Option<Spanned<LineSpec>>,
+    pub data: Option<Spanned<LineSpec>>,
+    pub lines: Option<Spanned<Vec<LineSpec>>>,
+    pub rate_hz: Option<Spanned<i64>>,
+    pub rotation: Option<Spanned<i64>>,
+    pub mirror: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -102,6 +129,7 @@ pub struct Config {
     /// `[speech.words]`: words that replace the language's defaults.
     pub words: Vec<(String, toml::Value)>,
     pub speech: SpeechConfig,
+    pub gpio: GpioConfig,
     /// Names of the boards (the replay's `BOARD:` prefix).
     pub boards: Vec<String>,
 }
@@ -115,6 +143,7 @@ impl Default for Config {
             files: FileWords::default(),
             words: Vec::new(),
             speech: SpeechConfig::default(),
+            gpio: GpioConfig::default(),
             boards: vec!["board".to_string()],
         }
     }
@@ -394,6 +423,7 @@ impl Config {
                 },
             },
         };
+        let gpio = gpio_config(&cx, &raw.gpio)?;
         let mut cfg = Config {
             settings,
             lang,
@@ -401,6 +431,7 @@ impl Config {
             files,
             words,
             speech,
+            gpio,
             boards: vec![name],
         };
         cfg.set_speech(None, None, None);
@@ -425,6 +456,135 @@ impl Config {
         self.settings.phrases = phrases;
         self.speech.voice.lang = self.lang;
     }
+}
+
+/// A reed-switch board on GPIO lines.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GpioConfig {
+    pub chip: String,
+    /// `matrix`, `shift-register` or `direct`, with its lines (numbers or names).
+    pub wiring: GpioWiring,
+    pub rate_hz: u32,
+    pub mapping: Mapping,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GpioWiring {
+    Matrix {
+        rows: Vec<String>,
+        cols: Vec<String>,
+    },
+    ShiftRegister {
+        load: String,
+        clock: String,
+        data: String,
+    },
+    Direct {
+        lines: Vec<String>,
+    },
+}
+
+impl Default for GpioConfig {
+    fn default() -> GpioConfig {
+        GpioConfig {
+            chip: "/dev/gpiochip0".into(),
+            wiring: GpioWiring::Matrix {
+                rows: ["5", "6", "13", "19", "26", "12", "16", "20"]
+                    .map(String::from)
+                    .to_vec(),
+                cols: ["4", "17", "27", "22", "10", "9", "11", "21"]
+                    .map(String::from)
+                    .to_vec(),
+            },
+            rate_hz: 100,
+            mapping: Mapping::default(),
+        }
+    }
+}
+
+fn line_name(l: &LineSpec) -> String {
+    match l {
+        LineSpec::Number(n) => n.to_string(),
+        LineSpec::Name(s) => s.clone(),
+    }
+}
+
+type Lines = Option<Spanned<Vec<LineSpec>>>;
+
+fn gpio_config(cx: &Ctx, g: &RawGpio) -> Result<GpioConfig, ConfigError> {
+    let d = GpioConfig::default();
+    let list = |v: &Lines,
+                key: &str,
+                n: usize,
+                default: Vec<String>|
+     -> Result<Vec<String>, ConfigError> {
+        match v {
+            None => Ok(default),
+            Some(s) if s.get_ref().len() == n => Ok(s.get_ref().iter().map(line_name).collect()),
+            Some(s) => cx.err(
+                s.span(),
+                key,
+                format!(
+                    "{} lines given, {n} needed (numbers or names)",
+                    s.get_ref().len()
+                ),
+            ),
+        }
+    };
+    let wiring_span = g.wiring.as_ref().map_or(0..0, |w| w.span());
+    let one = |v: &Option<Spanned<LineSpec>>, key: &str| -> Result<String, ConfigError> {
+        match v {
+            Some(s) => Ok(line_name(s.get_ref())),
+            None => cx.err(
+                wiring_span.clone(),
+                key,
+                "missing: shift-register needs load, clock and data".into(),
+            ),
+        }
+    };
+    let (dr, dc) = match &d.wiring {
+        GpioWiring::Matrix { rows, cols } => (rows.clone(), cols.clone()),
+        _ => (vec![], vec![]),
+    };
+    let wiring = match g.wiring.as_ref().map(|w| w.get_ref().as_str()) {
+        None | Some("matrix") => GpioWiring::Matrix {
+            rows: list(&g.rows, "gpio.rows", 8, dr)?,
+            cols: list(&g.cols, "gpio.cols", 8, dc)?,
+        },
+        Some("shift-register") => GpioWiring::ShiftRegister {
+            load: one(&g.load, "gpio.load")?,
+            clock: one(&g.clock, "gpio.clock")?,
+            data: one(&g.data, "gpio.data")?,
+        },
+        Some("direct") => GpioWiring::Direct {
+            lines: list(&g.lines, "gpio.lines", 64, vec![])?,
+        },
+        Some(other) => {
+            return cx.err(
+                wiring_span,
+                "gpio.wiring",
+                format!("'{other}' (accepted: matrix, shift-register, direct)"),
+            );
+        }
+    };
+    let rotation = cx.number(&g.rotation, "gpio.rotation", 0..=270, 0, "degrees")? as u16;
+    if rotation % 90 != 0 {
+        let span = g.rotation.as_ref().map_or(0..0, |r| r.span());
+        return cx.err(
+            span,
+            "gpio.rotation",
+            format!("{rotation} (accepted: 0, 90, 180, 270)"),
+        );
+    }
+    Ok(GpioConfig {
+        chip: g.chip.as_ref().map_or(d.chip, |c| c.get_ref().clone()),
+        wiring,
+        rate_hz: cx.number(&g.rate_hz, "gpio.rate_hz", 10..=1000, 100, "scans a second")? as u32,
+        mapping: Mapping {
+            rotation,
+            mirror: g.mirror.unwrap_or(false),
+        },
+    })
 }
 
 /// The config path to use: the one given, or the default one when it exists.
@@ -573,6 +733,7 @@ mod reference_file {
             (d.speech.device.clone(), d.speech.volume)
         );
         assert_eq!(c.speech.announce, d.speech.announce);
+        assert_eq!(c.gpio, d.gpio);
         assert!(c.words.is_empty());
     }
 

@@ -9,8 +9,10 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::time::{sleep_until, Instant};
 
+use crate::board::gpio::{self, CdevPins, Mapping, Pins, Wiring};
 use crate::board::serial::{self, Protocol};
 use crate::board::{chesslink, dgt, diy, BoardSpec, DriverMsg};
+use crate::config::{GpioConfig, GpioWiring};
 use crate::engine::{Engine, Event, Millis, Settings};
 use crate::sim::SimInput;
 
@@ -48,12 +50,19 @@ pub enum Source {
     Simulated(Vec<(Millis, SimInput)>, Box<shakmaty::Chess>),
     /// A serial board.
     Serial(PathBuf, Box<dyn Protocol>),
+    /// A reed-switch board on GPIO lines.
+    Gpio(Wiring, Box<dyn Pins>, Mapping, u32),
 }
 
 impl Source {
     /// The source for a `--board` spec; a simulated game is read from its PGN file here.
-    pub fn from_spec(spec: &BoardSpec) -> Result<Source, String> {
+    pub fn from_spec(spec: &BoardSpec, gpio: &GpioConfig) -> Result<Source, String> {
         Ok(match spec {
+            BoardSpec::Gpio => {
+                let (chip, wiring) = gpio_wiring(gpio)?;
+                let pins = CdevPins::open(&chip, &wiring)?;
+                Source::Gpio(wiring, Box::new(pins), gpio.mapping, gpio.rate_hz)
+            }
             BoardSpec::Diy(p) => Source::Serial(p.clone(), Box::new(diy::DiyHost::default())),
             BoardSpec::Dgt(p) => Source::Serial(p.clone(), Box::new(dgt::DgtHost::default())),
             BoardSpec::ChessLink(p) => {
@@ -74,6 +83,37 @@ impl Source {
             }
         })
     }
+}
+
+/// The chip and the line offsets of the configured wiring (lines given by name are looked up;
+/// they must all be on one chip).
+pub fn gpio_wiring(cfg: &GpioConfig) -> Result<(String, Wiring), String> {
+    let mut chip = cfg.chip.clone();
+    let mut offset = |name: &String| -> Result<u32, String> {
+        let (found_chip, n) = gpio::line_offset(name)?;
+        if let Some(c) = found_chip {
+            chip = c;
+        }
+        Ok(n)
+    };
+    let eight = |v: Vec<u32>| -> Result<[u32; 8], String> {
+        v.try_into().map_err(|_| "8 lines needed".to_string())
+    };
+    let wiring = match &cfg.wiring {
+        GpioWiring::Matrix { rows, cols } => Wiring::Matrix {
+            rows: eight(rows.iter().map(&mut offset).collect::<Result<_, _>>()?)?,
+            cols: eight(cols.iter().map(&mut offset).collect::<Result<_, _>>()?)?,
+        },
+        GpioWiring::ShiftRegister { load, clock, data } => Wiring::ShiftRegister {
+            load: offset(load)?,
+            clock: offset(clock)?,
+            data: offset(data)?,
+        },
+        GpioWiring::Direct { lines } => Wiring::Direct {
+            lines: lines.iter().map(&mut offset).collect::<Result<_, _>>()?,
+        },
+    };
+    Ok((chip, wiring))
 }
 
 /// Runs the engine on a board until the board is done (a simulated game ended) or `shutdown`
@@ -119,6 +159,9 @@ pub async fn run(
             }
             Source::Serial(path, proto) => {
                 serial::run(path, proto, clock, tx, stop);
+            }
+            Source::Gpio(wiring, pins, mapping, rate) => {
+                gpio::run(wiring, pins, mapping, rate, clock, tx, stop)
             }
         })
     };

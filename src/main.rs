@@ -24,6 +24,15 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum BenchCommand {
+    /// CPU used by the GPIO scanner on an idle board (simulated pins), for each wiring
+    Gpio {
+        /// How long to scan each wiring
+        #[arg(long, default_value_t = 5.0)]
+        seconds: f64,
+        /// Scans a second
+        #[arg(long, default_value_t = 100)]
+        rate: u32,
+    },
     /// Time from a completed move to its first audio sample at the sound card, and the naive way
     Latency {
         /// espeak (default) or clips (builds a voice pack in a temporary directory if needed)
@@ -218,6 +227,9 @@ fn main() -> ExitCode {
         Command::Bench {
             what: BenchCommand::Latency { speech, runs, lang },
         } => commands::bench_latency(speech.as_deref(), *runs, lang.as_deref()),
+        Command::Bench {
+            what: BenchCommand::Gpio { seconds, rate },
+        } => commands::bench_gpio(*seconds, *rate),
         Command::VoicePack {
             what: VoicePackCommand::Build { lang, dir },
         } => commands::voice_pack_build(lang.as_deref(), dir),

@@ -5,6 +5,7 @@
 pub mod chesslink;
 pub mod dgt;
 pub mod diy;
+pub mod gpio;
 pub mod serial;
 pub mod simulate;
 
@@ -30,6 +31,8 @@ pub enum BoardSpec {
     Diy(PathBuf),
     Dgt(PathBuf),
     ChessLink(PathBuf),
+    /// A reed-switch board on GPIO lines, wired as the config's `[gpio]` says.
+    Gpio,
     /// The built-in simulated board playing a game from a PGN file.
     Sim(PathBuf),
 }
@@ -37,6 +40,9 @@ pub enum BoardSpec {
 impl FromStr for BoardSpec {
     type Err = String;
     fn from_str(s: &str) -> Result<BoardSpec, String> {
+        if s == "gpio" {
+            return Ok(BoardSpec::Gpio);
+        }
         let (kind, arg) = s.split_once(':').unwrap_or((s, ""));
         let path = || {
             if arg.is_empty() {
@@ -52,7 +58,7 @@ impl FromStr for BoardSpec {
             "sim" => BoardSpec::Sim(path()?),
             _ => {
                 return Err(format!(
-                "unknown board '{s}' (accepted: diy:PATH, dgt:PATH, chesslink:PATH, sim:GAME.pgn)"
+                "unknown board '{s}' (accepted: diy:PATH, dgt:PATH, chesslink:PATH, gpio, sim:GAME.pgn)"
             ))
             }
         })

@@ -1,0 +1,372 @@
+//! Reed-switch boards on GPIO lines (occupancy only): a diode matrix (8 driven rows, 8 pulled-up
+//! column inputs), a chain of eight 74HC165 shift registers (load, clock, data), or 64 inputs of
+//! port expanders (MCP23017s as kernel gpiochips). Lines go through the kernel's GPIO character
+//! device (`gpiocdev`); a simulated pin backend stands in for tests and measurements.
+//!
+//! A switch closes when a piece stands on it, pulling its line low (active low). The scanner
+//! reads the whole board at the configured rate, sleeping between scans, and passes a frame on
+//! when the board changed; debouncing is the engine's.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use shakmaty::Square;
+
+use super::{DriverMsg, DriverTx};
+use crate::daemon::DaemonClock;
+use crate::engine::{LinkState, Reading};
+
+/// GPIO lines, by offset on one chip. `true` is a high level.
+pub trait Pins: Send {
+    fn set(&mut self, line: u32, high: bool) -> Result<(), String>;
+    fn get(&mut self, line: u32) -> Result<bool, String>;
+}
+
+/// How the switches are wired.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Wiring {
+    /// Rows driven low one at a time; columns read (pulled up). Switch (r, c) is sensor 8r+c.
+    Matrix { rows: [u32; 8], cols: [u32; 8] },
+    /// Eight chained 74HC165: pulse `load` low to latch, then 64 bits on `data`, one per `clock`
+    /// rising edge. The first bit out is sensor 0.
+    ShiftRegister { load: u32, clock: u32, data: u32 },
+    /// One input line per sensor.
+    Direct { lines: Vec<u32> },
+}
+
+impl Wiring {
+    pub fn outputs(&self) -> Vec<u32> {
+        match self {
+            Wiring::Matrix { rows, .. } => rows.to_vec(),
+            Wiring::ShiftRegister { load, clock, .. } => vec![*load, *clock],
+            Wiring::Direct { .. } => vec![],
+        }
+    }
+    pub fn inputs(&self) -> Vec<u32> {
+        match self {
+            Wiring::Matrix { cols, .. } => cols.to_vec(),
+            Wiring::ShiftRegister { data, .. } => vec![*data],
+            Wiring::Direct { lines } => lines.clone(),
+        }
+    }
+}
+
+/// Which sensor is which square: sensors 0..63 in the wiring's order are taken as a1..h8 (row
+/// by row), then turned and mirrored as the board was built and placed.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub struct Mapping {
+    /// 0, 90, 180 or 270 degrees clockwise.
+    pub rotation: u16,
+    /// Files mirrored (h-file where the a-file should be).
+    pub mirror: bool,
+}
+
+impl Mapping {
+    pub fn square(&self, sensor: usize) -> Square {
+        let (mut f, mut r) = ((sensor % 8) as u32, (sensor / 8) as u32);
+        if self.mirror {
+            f = 7 - f;
+        }
+        for _ in 0..(self.rotation / 90) % 4 {
+            (f, r) = (r, 7 - f);
+        }
+        Square::from_coords(shakmaty::File::new(f), shakmaty::Rank::new(r))
+    }
+
+    /// The occupancy of the squares from the sensors' bits.
+    pub fn occupancy(&self, sensors: u64) -> u64 {
+        let mut occ = 0u64;
+        for i in 0..64 {
+            if sensors & (1 << i) != 0 {
+                occ |= 1 << self.square(i) as u32;
+            }
+        }
+        occ
+    }
+}
+
+/// Reads all 64 switches once.
+pub fn scan(wiring: &Wiring, pins: &mut dyn Pins) -> Result<u64, String> {
+    let mut sensors = 0u64;
+    match wiring {
+        Wiring::Matrix { rows, cols } => {
+            for (r, row) in rows.iter().enumerate() {
+                pins.set(*row, false)?;
+                for (c, col) in cols.iter().enumerate() {
+                    if !pins.get(*col)? {
+                        sensors |= 1 << (8 * r + c);
+                    }
+                }
+                pins.set(*row, true)?;
+            }
+        }
+        Wiring::ShiftRegister { load, clock, data } => {
+            pins.set(*clock, false)?;
+            pins.set(*load, false)?;
+            pins.set(*load, true)?;
+            for i in 0..64 {
+                if !pins.get(*data)? {
+                    sensors |= 1 << i;
+                }
+                pins.set(*clock, true)?;
+                pins.set(*clock, false)?;
+            }
+        }
+        Wiring::Direct { lines } => {
+            for (i, line) in lines.iter().enumerate().take(64) {
+                if !pins.get(*line)? {
+                    sensors |= 1 << i;
+                }
+            }
+        }
+    }
+    Ok(sensors)
+}
+
+/// Simulated pins: switches closed where `sensors` has a bit, wired as `wiring` says, with the
+/// electrical behaviour of that wiring (rows driven, registers latched and shifted).
+pub struct SimPins {
+    wiring: Wiring,
+    pub sensors: Arc<AtomicU64>,
+    level: std::collections::HashMap<u32, bool>,
+    latched: u64,
+    shift: u32,
+}
+
+impl SimPins {
+    pub fn new(wiring: Wiring, sensors: Arc<AtomicU64>) -> SimPins {
+        SimPins {
+            wiring,
+            sensors,
+            level: Default::default(),
+            latched: 0,
+            shift: 0,
+        }
+    }
+}
+
+impl Pins for SimPins {
+    fn set(&mut self, line: u32, high: bool) -> Result<(), String> {
+        let was = self.level.insert(line, high).unwrap_or(true);
+        if let Wiring::ShiftRegister { load, clock, .. } = self.wiring {
+            if line == load && !high {
+                self.latched = self.sensors.load(Ordering::Relaxed);
+                self.shift = 0;
+            }
+            if line == clock && high && !was {
+                self.shift += 1;
+            }
+        }
+        Ok(())
+    }
+
+    fn get(&mut self, line: u32) -> Result<bool, String> {
+        let sensors = self.sensors.load(Ordering::Relaxed);
+        let closed = match &self.wiring {
+            Wiring::Matrix { rows, cols } => {
+                let c = cols.iter().position(|l| *l == line).ok_or("not an input")?;
+                rows.iter().enumerate().any(|(r, row)| {
+                    !self.level.get(row).copied().unwrap_or(true)
+                        && sensors & (1 << (8 * r + c)) != 0
+                })
+            }
+            Wiring::ShiftRegister { data, .. } => {
+                if line != *data {
+                    return Err("not an input".into());
+                }
+                self.shift < 64 && self.latched & (1 << self.shift) != 0
+            }
+            Wiring::Direct { lines } => {
+                let i = lines
+                    .iter()
+                    .position(|l| *l == line)
+                    .ok_or("not an input")?;
+                sensors & (1 << i) != 0
+            }
+        };
+        Ok(!closed)
+    }
+}
+
+/// Lines of one gpiochip through the kernel's character device.
+pub struct CdevPins {
+    outputs: gpiocdev::Request,
+    inputs: gpiocdev::Request,
+}
+
+impl CdevPins {
+    pub fn open(chip: &str, wiring: &Wiring) -> Result<CdevPins, String> {
+        let err = |e: gpiocdev::Error| format!("{chip}: {e}");
+        let outputs = gpiocdev::Request::builder()
+            .on_chip(chip)
+            .with_consumer("chessboardd")
+            .with_lines(&wiring.outputs())
+            .as_output(gpiocdev::line::Value::Active)
+            .request()
+            .map_err(err)?;
+        let inputs = gpiocdev::Request::builder()
+            .on_chip(chip)
+            .with_consumer("chessboardd")
+            .with_lines(&wiring.inputs())
+            .as_input()
+            .with_bias(gpiocdev::line::Bias::PullUp)
+            .request()
+            .map_err(err)?;
+        Ok(CdevPins { outputs, inputs })
+    }
+}
+
+impl Pins for CdevPins {
+    fn set(&mut self, line: u32, high: bool) -> Result<(), String> {
+        let v = if high {
+            gpiocdev::line::Value::Active
+        } else {
+            gpiocdev::line::Value::Inactive
+        };
+        self.outputs.set_value(line, v).map_err(|e| e.to_string())
+    }
+    fn get(&mut self, line: u32) -> Result<bool, String> {
+        self.inputs
+            .value(line)
+            .map(|v| v == gpiocdev::line::Value::Active)
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// Finds a line by number or by name (the name the board's device tree or the expander gives).
+pub fn line_offset(spec: &str) -> Result<(Option<String>, u32), String> {
+    if let Ok(n) = spec.parse::<u32>() {
+        return Ok((None, n));
+    }
+    let found =
+        gpiocdev::find_named_line(spec).ok_or_else(|| format!("no GPIO line named '{spec}'"))?;
+    Ok((
+        Some(found.chip.to_string_lossy().to_string()),
+        found.info.offset,
+    ))
+}
+
+/// Scans at `rate_hz` until `stop`, sending a frame whenever the board changed.
+pub fn run(
+    wiring: Wiring,
+    mut pins: Box<dyn Pins>,
+    mapping: Mapping,
+    rate_hz: u32,
+    clock: DaemonClock,
+    tx: DriverTx,
+    stop: Arc<AtomicBool>,
+) {
+    let period = Duration::from_secs_f64(1.0 / rate_hz.clamp(1, 2000) as f64);
+    let _ = tx.send((clock.now(), DriverMsg::Link(LinkState::Connected)));
+    let mut last: Option<u64> = None;
+    let mut next = Instant::now();
+    let mut failing = false;
+    while !stop.load(Ordering::Relaxed) {
+        match scan(&wiring, pins.as_mut()) {
+            Ok(sensors) => {
+                if failing {
+                    failing = false;
+                    let _ = tx.send((clock.now(), DriverMsg::Link(LinkState::Reconnected)));
+                }
+                let occ = mapping.occupancy(sensors);
+                if last != Some(occ) {
+                    last = Some(occ);
+                    if tx
+                        .send((clock.now(), DriverMsg::Reading(Reading::occupancy(occ))))
+                        .is_err()
+                    {
+                        break;
+                    }
+                }
+            }
+            Err(_) if !failing => {
+                failing = true;
+                let _ = tx.send((clock.now(), DriverMsg::Link(LinkState::Lost)));
+            }
+            Err(_) => {}
+        }
+        next += period;
+        let now = Instant::now();
+        if next > now {
+            std::thread::sleep(next - now);
+        } else {
+            next = now;
+        }
+    }
+}
+
+/// CPU time this thread has used.
+pub fn thread_cpu_time() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: a valid clock id and a valid pointer to a timespec.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn matrix() -> Wiring {
+        Wiring::Matrix {
+            rows: [2, 3, 4, 5, 6, 7, 8, 9],
+            cols: [10, 11, 12, 13, 14, 15, 16, 17],
+        }
+    }
+
+    #[test]
+    fn every_wiring_reads_the_switches_that_are_closed() {
+        let start = 0xFFFF_0000_0000_FFFFu64;
+        let odd = 0x8000_0010_0000_0001u64;
+        for wiring in [
+            matrix(),
+            Wiring::ShiftRegister {
+                load: 5,
+                clock: 6,
+                data: 7,
+            },
+            Wiring::Direct {
+                lines: (100..164).collect(),
+            },
+        ] {
+            let sensors = Arc::new(AtomicU64::new(start));
+            let mut pins = SimPins::new(wiring.clone(), sensors.clone());
+            assert_eq!(scan(&wiring, &mut pins).unwrap(), start, "{wiring:?}");
+            sensors.store(odd, Ordering::Relaxed);
+            assert_eq!(scan(&wiring, &mut pins).unwrap(), odd, "{wiring:?}");
+        }
+    }
+
+    #[test]
+    fn mappings_turn_and_mirror_the_board() {
+        let m = Mapping::default();
+        assert_eq!(
+            (m.square(0), m.square(7), m.square(63)),
+            (Square::A1, Square::H1, Square::H8)
+        );
+        let r180 = Mapping {
+            rotation: 180,
+            mirror: false,
+        };
+        assert_eq!((r180.square(0), r180.square(8)), (Square::H8, Square::H7));
+        let r90 = Mapping {
+            rotation: 90,
+            mirror: false,
+        };
+        assert_eq!((r90.square(0), r90.square(7)), (Square::A8, Square::A1));
+        let mir = Mapping {
+            rotation: 0,
+            mirror: true,
+        };
+        assert_eq!(mir.square(0), Square::H1);
+        // The start position is symmetric under 180 degrees but not under 90.
+        let start = 0xFFFF_0000_0000_FFFFu64;
+        assert_eq!(r180.occupancy(start), start);
+        assert_ne!(r90.occupancy(start), start);
+        assert_eq!(r90.occupancy(0xC3C3_C3C3_C3C3_C3C3), start);
+    }
+}
