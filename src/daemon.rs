@@ -116,6 +116,41 @@ pub fn gpio_wiring(cfg: &GpioConfig) -> Result<(String, Wiring), String> {
     Ok((chip, wiring))
 }
 
+/// Starts a board's driver on its own thread (blocking serial and GPIO I/O want one); it sends
+/// stamped messages on `tx` until `stop` is set or its board is done.
+pub fn spawn_driver(
+    source: Source,
+    clock: DaemonClock,
+    tx: mpsc::UnboundedSender<(Millis, DriverMsg)>,
+    stop: Arc<AtomicBool>,
+) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || match source {
+        Source::Simulated(inputs, _) => {
+            for (t, input) in inputs {
+                let wait = clock.instant(t).saturating_duration_since(Instant::now());
+                std::thread::sleep(wait);
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                let msg = match input {
+                    SimInput::Reading(r) => DriverMsg::Reading(r),
+                    SimInput::Press(b) => DriverMsg::Press(b),
+                };
+                // A simulated reading carries the time it was planned for.
+                if tx.send((t, msg)).is_err() {
+                    break;
+                }
+            }
+        }
+        Source::Serial(path, proto) => {
+            serial::run(path, proto, clock, tx, stop);
+        }
+        Source::Gpio(wiring, pins, mapping, rate) => {
+            gpio::run(wiring, pins, mapping, rate, clock, tx, stop)
+        }
+    })
+}
+
 /// Runs the engine on a board until the board is done (a simulated game ended) or `shutdown`
 /// completes (SIGTERM). Every event goes to `on_event`. Returns the engine with the game.
 pub async fn run(
@@ -136,35 +171,7 @@ pub async fn run(
         (Source::Simulated(_, p), None) => (**p).clone(),
         _ => shakmaty::Chess::default(),
     };
-    // The driver runs on its own thread, as blocking serial I/O wants.
-    let driver = {
-        let stop = stop.clone();
-        std::thread::spawn(move || match source {
-            Source::Simulated(inputs, _) => {
-                for (t, input) in inputs {
-                    let wait = clock.instant(t).saturating_duration_since(Instant::now());
-                    std::thread::sleep(wait);
-                    if stop.load(Ordering::Relaxed) {
-                        break;
-                    }
-                    let msg = match input {
-                        SimInput::Reading(r) => DriverMsg::Reading(r),
-                        SimInput::Press(b) => DriverMsg::Press(b),
-                    };
-                    // A simulated reading carries the time it was planned for.
-                    if tx.send((t, msg)).is_err() {
-                        break;
-                    }
-                }
-            }
-            Source::Serial(path, proto) => {
-                serial::run(path, proto, clock, tx, stop);
-            }
-            Source::Gpio(wiring, pins, mapping, rate) => {
-                gpio::run(wiring, pins, mapping, rate, clock, tx, stop)
-            }
-        })
-    };
+    let driver = spawn_driver(source, clock, tx, stop.clone());
     let mut engine = Engine::new(settings);
     let mut out = Vec::new();
     engine.new_game(clock.now(), start, true, &mut out);

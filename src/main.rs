@@ -136,6 +136,15 @@ enum Command {
         #[arg(long, default_value_t = 0)]
         reconnects: u32,
     },
+    /// Show the live board as a grid after every change, for people wiring a board
+    BoardTest {
+        /// The board, as for run: diy:PATH, dgt:PATH, chesslink:PATH, gpio
+        #[arg(long, value_name = "BOARD")]
+        board: String,
+        /// Stop after this many seconds (default: run until interrupted)
+        #[arg(long)]
+        seconds: Option<f64>,
+    },
     /// Speak a text, or a move given as SAN in a position given as FEN
     Say {
         /// Announcement language: appendix-f (default), de, en, ro, sv
@@ -224,6 +233,7 @@ fn main() -> ExitCode {
             *rotated,
             *reconnects,
         ),
+        Command::BoardTest { board, seconds } => commands::board_test(board, *seconds),
         Command::Bench {
             what: BenchCommand::Latency { speech, runs, lang },
         } => commands::bench_latency(speech.as_deref(), *runs, lang.as_deref()),

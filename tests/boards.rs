@@ -246,3 +246,53 @@ fn a_board_that_is_off_at_start_up_is_waited_for() {
         .iter()
         .any(|e| e["type"] == "game_over" && e["reason"] == "checkmate"));
 }
+
+#[test]
+fn board_test_shows_the_live_board_as_a_grid() {
+    let dir = std::env::temp_dir().join(format!("chessboardd-boards-{}-grid", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let link = dir.join("board");
+    let (pgn_path, _, _) = game_ucis("molinari-bordais-1979.pgn");
+    let mut sim = bin()
+        .args([
+            "simulate",
+            "--protocol",
+            "chesslink",
+            "--link",
+            link.to_str().unwrap(),
+            "--pgn",
+            pgn_path.to_str().unwrap(),
+            "--speed",
+            "4",
+        ])
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while !link.exists() && t.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = bin()
+        .args([
+            "board-test",
+            "--board",
+            &format!("chesslink:{}", link.display()),
+            "--seconds",
+            "3",
+        ])
+        .output()
+        .unwrap();
+    stop(&mut sim);
+    let _ = sim.wait();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    assert!(text.contains("board Connected"), "{text}");
+    assert!(text.contains("32 pieces"), "{text}");
+    assert!(
+        text.contains("8  r n b q k b n r\n7  p p p p p p p p\n"),
+        "{text}"
+    );
+    assert!(text.contains("   a b c d e f g h"), "{text}");
+    // After 1.e4 the pawn shows on e4.
+    assert!(text.contains("4  . . . . P . . ."), "{text}");
+}

@@ -128,6 +128,16 @@ mod tests {
             ]
         );
         assert_eq!(d.dropped, 4);
+        // The examples of docs/diy-board.md.
+        let mut out = Vec::new();
+        d.feed(b"PN*1E\nBFFFF00000000FFFF*42\n", &mut out);
+        assert_eq!(
+            out,
+            vec![
+                Message::Press(Button::Promote(Role::Knight)),
+                Message::Occupancy(start)
+            ]
+        );
     }
 }
 
