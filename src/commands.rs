@@ -528,8 +528,8 @@ pub fn simulate(
     );
     let report = simulate::run(&opts).map_err(|e| Fail(1, format!("{}: {e}", link.display())))?;
     eprintln!(
-        "chessboardd simulate: {} moves played, {} frames, {} glitches, {} reconnections",
-        report.moves, report.frames, report.glitches, report.reconnects
+                "chessboardd simulate: {} moves played, {} frames, {} glitches, {} reconnections, {} LED patterns",
+        report.moves, report.frames, report.glitches, report.reconnects, report.leds
     );
     Ok(())
 }

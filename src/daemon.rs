@@ -10,10 +10,10 @@ use tokio::sync::mpsc;
 use tokio::time::{sleep_until, Instant};
 
 use crate::board::gpio::{self, CdevPins, Mapping, Pins, Wiring};
-use crate::board::serial::{self, Protocol};
+use crate::board::serial::{self, Protocol, Show};
 use crate::board::{chesslink, dgt, diy, BoardSpec, DriverMsg};
 use crate::config::{GpioConfig, GpioWiring};
-use crate::engine::{Engine, Event, Millis, Settings};
+use crate::engine::{Engine, Event, EventKind, Millis, Settings};
 use crate::sim::SimInput;
 
 /// Time after a simulated board's last input, so pending timeouts (promotion, mismatch) fire.
@@ -48,13 +48,49 @@ impl DaemonClock {
 pub enum Source {
     /// A simulated board's inputs, at times of the daemon clock, and the position it starts in.
     Simulated(Vec<(Millis, SimInput)>, Box<shakmaty::Chess>),
-    /// A serial board.
-    Serial(PathBuf, Box<dyn Protocol>),
+        /// A serial board, and what its lights are to show.
+    Serial(PathBuf, Box<dyn Protocol>, std::sync::mpsc::Receiver<Show>),
     /// A reed-switch board on GPIO lines.
     Gpio(Wiring, Box<dyn Pins>, Mapping, u32),
 }
 
+/// Tells a board with lights what to show: the last move, the squares to put right.
+#[derive(Clone, Default)]
+pub struct Lights(Option<std::sync::mpsc::Sender<Show>>);
+
+impl Lights {
+    /// What an event calls for on the board's lights.
+    pub fn event(&self, kind: &EventKind) {
+        let Some(tx) = &self.0 else { return };
+        let sq = |s: Option<&str>| s.and_then(|s| s.parse::<shakmaty::Square>().ok());
+        let show = match kind {
+            EventKind::Move { uci, .. } => Show::Move([sq(uci.get(0..2)), sq(uci.get(2..4))].into_iter().flatten().collect()),
+            EventKind::Mismatch { missing, extra } => Show::Fix(missing.iter().chain(extra).copied().collect()),
+            EventKind::Restored { .. } | EventKind::GameStart { .. } => Show::Nothing,
+            _ => return,
+        };
+        let _ = tx.send(show);
+    }
+}
+
 impl Source {
+    fn serial(path: &std::path::Path, proto: Box<dyn Protocol>) -> Source {
+        let (_tx, rx) = std::sync::mpsc::channel();
+        Source::Serial(path.to_path_buf(), proto, rx)
+    }
+
+    /// Takes the sender for the board's lights (a serial board's; others have none).
+    pub fn lights(&mut self) -> Lights {
+        match self {
+            Source::Serial(_, _, rx) => {
+                let (tx, new_rx) = std::sync::mpsc::channel();
+                *rx = new_rx;
+                Lights(Some(tx))
+            }
+            _ => Lights(None),
+        }
+    }
+
     /// The source for a `--board` spec; a simulated game is read from its PGN file here.
     pub fn from_spec(spec: &BoardSpec, gpio: &GpioConfig) -> Result<Source, String> {
         Ok(match spec {
@@ -63,10 +99,10 @@ impl Source {
                 let pins = CdevPins::open(&chip, &wiring)?;
                 Source::Gpio(wiring, Box::new(pins), gpio.mapping, gpio.rate_hz)
             }
-            BoardSpec::Diy(p) => Source::Serial(p.clone(), Box::new(diy::DiyHost::default())),
-            BoardSpec::Dgt(p) => Source::Serial(p.clone(), Box::new(dgt::DgtHost::default())),
+            BoardSpec::Diy(p) => Source::serial(p, Box::new(diy::DiyHost::default())),
+            BoardSpec::Dgt(p) => Source::serial(p, Box::new(dgt::DgtHost::default())),
             BoardSpec::ChessLink(p) => {
-                Source::Serial(p.clone(), Box::new(chesslink::ChessLinkHost::default()))
+                Source::serial(p, Box::new(chesslink::ChessLinkHost::default()))
             }
             BoardSpec::Sim(pgn) => {
                 let text =
@@ -142,8 +178,8 @@ pub fn spawn_driver(
                 }
             }
         }
-        Source::Serial(path, proto) => {
-            serial::run(path, proto, clock, tx, stop);
+                Source::Serial(path, proto, shows) => {
+            serial::run(path, proto, shows, clock, tx, stop);
         }
         Source::Gpio(wiring, pins, mapping, rate) => {
             gpio::run(wiring, pins, mapping, rate, clock, tx, stop)
@@ -155,8 +191,8 @@ pub fn spawn_driver(
 /// completes (SIGTERM). Every event goes to `on_event`. Returns the engine with the game.
 pub async fn run(
     settings: Settings,
-    start: Option<shakmaty::Chess>,
-    source: Source,
+        start: Option<shakmaty::Chess>,
+    mut source: Source,
     speed: f64,
     mut on_event: impl FnMut(&Event),
     shutdown: impl std::future::Future<Output = ()>,
@@ -171,14 +207,16 @@ pub async fn run(
         (Source::Simulated(_, p), None) => (**p).clone(),
         _ => shakmaty::Chess::default(),
     };
+        let lights = source.lights();
     let driver = spawn_driver(source, clock, tx, stop.clone());
     let mut engine = Engine::new(settings);
     let mut out = Vec::new();
     engine.new_game(clock.now(), start, true, &mut out);
     tokio::pin!(shutdown);
     let mut stopped = false;
-    loop {
+        loop {
         for e in out.drain(..) {
+            lights.event(&e.kind);
             on_event(&e);
         }
         let deadline = engine.next_deadline().map(|d| clock.instant(d));

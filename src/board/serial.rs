@@ -38,6 +38,20 @@ pub trait Protocol: Send {
     ) -> std::io::Result<()>;
     /// Frames dropped for bad checksums or framing.
     fn dropped(&self) -> u64;
+    /// Shows something on the board's own lights, where it has them.
+    fn show(&mut self, _what: &Show, _port: &mut dyn Write) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// What the daemon asks a board with lights to show.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Show {
+    /// The last move: its squares.
+    Move(Vec<shakmaty::Square>),
+    /// Squares to put right.
+    Fix(Vec<shakmaty::Square>),
+    Nothing,
 }
 
 fn open(path: &Path, baud: u32) -> Result<Box<dyn serialport::SerialPort>, serialport::Error> {
@@ -54,6 +68,7 @@ fn open(path: &Path, baud: u32) -> Result<Box<dyn serialport::SerialPort>, seria
 pub fn run(
     path: PathBuf,
     mut proto: Box<dyn Protocol>,
+    shows: std::sync::mpsc::Receiver<Show>,
     clock: DaemonClock,
     tx: DriverTx,
     stop: Arc<AtomicBool>,
@@ -112,6 +127,11 @@ pub fn run(
             }
             if proto.on_tick(Instant::now(), &mut out, &mut port).is_err() {
                 break true;
+            }
+            while let Ok(what) = shows.try_recv() {
+                if proto.show(&what, &mut port).is_err() {
+                    break;
+                }
             }
             for m in out.drain(..) {
                 if let DriverMsg::Reading(_) = m {

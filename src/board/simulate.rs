@@ -177,7 +177,9 @@ pub struct SimReport {
     pub moves: usize,
     pub frames: u64,
     pub glitches: u64,
-    pub reconnects: u32,
+        pub reconnects: u32,
+    /// LED patterns the host sent (ChessLink).
+    pub leds: u64,
 }
 
 struct SimBoard {
@@ -185,8 +187,9 @@ struct SimBoard {
     rotated: bool,
     board: Board,
     /// Host command bytes not yet understood (ChessLink commands span several bytes).
-    pending: Vec<u8>,
+        pending: Vec<u8>,
     connected: bool,
+    leds: u64,
 }
 
 impl SimBoard {
@@ -250,7 +253,10 @@ impl SimBoard {
                     None
                 }
                 b'X' => Some("x".into()),
-                b'L' => Some("l".into()),
+                                b'L' => {
+                    self.leds += 1;
+                    Some("l".into())
+                }
                 b'W' => Some(format!("w{}", String::from_utf8_lossy(&cmd[1..5]))),
                 b'R' => Some(format!("r{}00", String::from_utf8_lossy(&cmd[1..3]))),
                 _ => None,
@@ -316,8 +322,9 @@ pub fn run(opts: &SimOptions) -> std::io::Result<SimReport> {
         protocol: opts.protocol,
         rotated: opts.rotated,
         board: opts.start.board().clone(),
-        pending: Vec::new(),
+                pending: Vec::new(),
         connected: false,
+        leds: 0,
     };
     let mut report = SimReport::default();
     let scale = |ms: u64| Duration::from_secs_f64(ms as f64 / 1000.0 / opts.speed.max(0.01));
@@ -404,7 +411,8 @@ pub fn run(opts: &SimOptions) -> std::io::Result<SimReport> {
             }
         }
     }
-    let _ = std::fs::remove_file(&opts.link);
+        let _ = std::fs::remove_file(&opts.link);
+    report.leds = b.leds;
     Ok(report)
 }
 
