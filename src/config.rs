@@ -62,6 +62,7 @@ pub struct RawGpio {
     pub rate_hz: Option<Spanned<i64>>,
     pub rotation: Option<Spanned<i64>>,
     pub mirror: Option<bool>,
+    pub detect_side: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -497,7 +498,10 @@ impl Default for GpioConfig {
                     .to_vec(),
             },
             rate_hz: 100,
-            mapping: Mapping::default(),
+            mapping: Mapping {
+                detect_side: true,
+                ..Mapping::default()
+            },
         }
     }
 }
@@ -583,6 +587,7 @@ fn gpio_config(cx: &Ctx, g: &RawGpio) -> Result<GpioConfig, ConfigError> {
         mapping: Mapping {
             rotation,
             mirror: g.mirror.unwrap_or(false),
+            detect_side: g.detect_side.unwrap_or(true),
         },
     })
 }

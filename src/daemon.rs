@@ -48,7 +48,7 @@ impl DaemonClock {
 pub enum Source {
     /// A simulated board's inputs, at times of the daemon clock, and the position it starts in.
     Simulated(Vec<(Millis, SimInput)>, Box<shakmaty::Chess>),
-        /// A serial board, and what its lights are to show.
+    /// A serial board, and what its lights are to show.
     Serial(PathBuf, Box<dyn Protocol>, std::sync::mpsc::Receiver<Show>),
     /// A reed-switch board on GPIO lines.
     Gpio(Wiring, Box<dyn Pins>, Mapping, u32),
@@ -64,8 +64,15 @@ impl Lights {
         let Some(tx) = &self.0 else { return };
         let sq = |s: Option<&str>| s.and_then(|s| s.parse::<shakmaty::Square>().ok());
         let show = match kind {
-            EventKind::Move { uci, .. } => Show::Move([sq(uci.get(0..2)), sq(uci.get(2..4))].into_iter().flatten().collect()),
-            EventKind::Mismatch { missing, extra } => Show::Fix(missing.iter().chain(extra).copied().collect()),
+            EventKind::Move { uci, .. } => Show::Move(
+                [sq(uci.get(0..2)), sq(uci.get(2..4))]
+                    .into_iter()
+                    .flatten()
+                    .collect(),
+            ),
+            EventKind::Mismatch { missing, extra } => {
+                Show::Fix(missing.iter().chain(extra).copied().collect())
+            }
             EventKind::Restored { .. } | EventKind::GameStart { .. } => Show::Nothing,
             _ => return,
         };
@@ -178,7 +185,7 @@ pub fn spawn_driver(
                 }
             }
         }
-                Source::Serial(path, proto, shows) => {
+        Source::Serial(path, proto, shows) => {
             serial::run(path, proto, shows, clock, tx, stop);
         }
         Source::Gpio(wiring, pins, mapping, rate) => {
@@ -191,7 +198,7 @@ pub fn spawn_driver(
 /// completes (SIGTERM). Every event goes to `on_event`. Returns the engine with the game.
 pub async fn run(
     settings: Settings,
-        start: Option<shakmaty::Chess>,
+    start: Option<shakmaty::Chess>,
     mut source: Source,
     speed: f64,
     mut on_event: impl FnMut(&Event),
@@ -207,14 +214,14 @@ pub async fn run(
         (Source::Simulated(_, p), None) => (**p).clone(),
         _ => shakmaty::Chess::default(),
     };
-        let lights = source.lights();
+    let lights = source.lights();
     let driver = spawn_driver(source, clock, tx, stop.clone());
     let mut engine = Engine::new(settings);
     let mut out = Vec::new();
     engine.new_game(clock.now(), start, true, &mut out);
     tokio::pin!(shutdown);
     let mut stopped = false;
-        loop {
+    loop {
         for e in out.drain(..) {
             lights.event(&e.kind);
             on_event(&e);

@@ -187,10 +187,17 @@ fn chesslink_board_promotions_are_read_from_the_pieces_and_its_lights_show_the_m
     // Every move lit on the board (the last move's squares), the lights put out at the start.
     let leds: u64 = sim
         .split(", ")
-        .find_map(|p| p.strip_suffix(" LED patterns").or_else(|| p.trim().strip_suffix(" LED patterns")))
+        .find_map(|p| {
+            p.strip_suffix(" LED patterns")
+                .or_else(|| p.trim().strip_suffix(" LED patterns"))
+        })
         .and_then(|n| n.trim().parse().ok())
         .unwrap_or_else(|| panic!("{sim}"));
-    assert!(leds >= ucis.len() as u64, "{leds} LED patterns for {} moves", ucis.len());
+    assert!(
+        leds >= ucis.len() as u64,
+        "{leds} LED patterns for {} moves",
+        ucis.len()
+    );
 }
 
 #[test]

@@ -13,7 +13,14 @@ use chessboardd::engine::{EventKind, Reading, Settings};
 use chessboardd::pgn;
 use chessboardd::sim::{self, Gestures, SimInput};
 
-fn play(wiring: Wiring, mapping: Mapping, seed: u64) -> (Vec<String>, Vec<String>) {
+/// Plays a game on a board wired as `wiring` and built as `mapping`; the daemon is told
+/// `configured`.
+fn play(
+    wiring: Wiring,
+    mapping: Mapping,
+    configured: Mapping,
+    seed: u64,
+) -> (Vec<String>, Vec<String>) {
     let text = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/data/games/molinari-bordais-1979.pgn"
@@ -81,7 +88,7 @@ fn play(wiring: Wiring, mapping: Mapping, seed: u64) -> (Vec<String>, Vec<String
     rt.block_on(daemon::run(
         Settings::default(),
         None,
-        Source::Gpio(wiring, Box::new(pins), mapping, 200),
+        Source::Gpio(wiring, Box::new(pins), configured, 200),
         1.0,
         |e| {
             if let EventKind::Move { uci, .. } = &e.kind {
@@ -121,7 +128,7 @@ fn a_diode_matrix_board_plays_a_game() {
         rows: [5, 6, 13, 19, 26, 12, 16, 20],
         cols: [4, 17, 27, 22, 10, 9, 11, 21],
     };
-    let (got, want) = play(wiring, Mapping::default(), 1);
+    let (got, want) = play(wiring, Mapping::default(), Mapping::default(), 1);
     assert_eq!(got, want);
 }
 
@@ -132,14 +139,11 @@ fn a_shift_register_board_turned_round_plays_a_game() {
         clock: 24,
         data: 25,
     };
-    let (got, want) = play(
-        wiring,
-        Mapping {
-            rotation: 180,
-            mirror: false,
-        },
-        2,
-    );
+    let built = Mapping {
+        rotation: 180,
+        ..Mapping::default()
+    };
+    let (got, want) = play(wiring, built, built, 2);
     assert_eq!(got, want);
 }
 
@@ -148,13 +152,29 @@ fn an_expander_board_built_mirrored_and_turned_plays_a_game() {
     let wiring = Wiring::Direct {
         lines: (0..64).collect(),
     };
-    let (got, want) = play(
-        wiring,
-        Mapping {
-            rotation: 90,
-            mirror: true,
-        },
-        3,
-    );
+    let built = Mapping {
+        rotation: 90,
+        mirror: true,
+        ..Mapping::default()
+    };
+    let (got, want) = play(wiring, built, built, 3);
+    assert_eq!(got, want);
+}
+
+#[test]
+fn a_board_set_up_the_other_way_round_is_found_out_at_the_first_move() {
+    let wiring = Wiring::Matrix {
+        rows: [5, 6, 13, 19, 26, 12, 16, 20],
+        cols: [4, 17, 27, 22, 10, 9, 11, 21],
+    };
+    let turned = Mapping {
+        rotation: 180,
+        ..Mapping::default()
+    };
+    let configured = Mapping {
+        detect_side: true,
+        ..Mapping::default()
+    };
+    let (got, want) = play(wiring, turned, configured, 4);
     assert_eq!(got, want);
 }

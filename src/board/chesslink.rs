@@ -273,10 +273,16 @@ impl super::serial::Protocol for ChessLinkHost {
     fn dropped(&self) -> u64 {
         self.decoder.dropped
     }
-    fn show(&mut self, what: &super::serial::Show, port: &mut dyn std::io::Write) -> std::io::Result<()> {
+    fn show(
+        &mut self,
+        what: &super::serial::Show,
+        port: &mut dyn std::io::Write,
+    ) -> std::io::Result<()> {
         use super::serial::Show;
         match what {
-            Show::Move(squares) | Show::Fix(squares) => port.write_all(&wire(&leds(squares, self.rotated))),
+            Show::Move(squares) | Show::Fix(squares) => {
+                port.write_all(&wire(&leds(squares, self.rotated)))
+            }
             Show::Nothing => port.write_all(&wire("X")),
         }
     }

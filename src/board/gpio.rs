@@ -60,6 +60,9 @@ pub struct Mapping {
     pub rotation: u16,
     /// Files mirrored (h-file where the a-file should be).
     pub mirror: bool,
+    /// Find white's side at set-up: a start position seen along the files is turned a quarter,
+    /// and a first lift on ranks 7-8 (white moves first) turns the board round.
+    pub detect_side: bool,
 }
 
 impl Mapping {
@@ -260,6 +263,8 @@ pub fn run(
     let period = Duration::from_secs_f64(1.0 / rate_hz.clamp(1, 2000) as f64);
     let _ = tx.send((clock.now(), DriverMsg::Link(LinkState::Connected)));
     let mut last: Option<u64> = None;
+    let mut mapping = mapping;
+    let mut side = SideDetector::new(mapping.detect_side);
     let mut next = Instant::now();
     let mut failing = false;
     while !stop.load(Ordering::Relaxed) {
@@ -269,7 +274,7 @@ pub fn run(
                     failing = false;
                     let _ = tx.send((clock.now(), DriverMsg::Link(LinkState::Reconnected)));
                 }
-                let occ = mapping.occupancy(sensors);
+                let occ = side.occupancy(&mut mapping, sensors);
                 if last != Some(occ) {
                     last = Some(occ);
                     if tx
@@ -293,6 +298,50 @@ pub fn run(
         } else {
             next = now;
         }
+    }
+}
+
+const START: u64 = 0xFFFF_0000_0000_FFFF;
+
+/// Finds which way round an occupancy-only board stands from its set-up and the first lift.
+struct SideDetector {
+    /// Still looking: the start position was seen and nothing was lifted yet.
+    looking: bool,
+    seen_start: bool,
+}
+
+impl SideDetector {
+    fn new(on: bool) -> SideDetector {
+        SideDetector {
+            looking: on,
+            seen_start: false,
+        }
+    }
+
+    fn occupancy(&mut self, mapping: &mut Mapping, sensors: u64) -> u64 {
+        let mut occ = mapping.occupancy(sensors);
+        if !self.looking {
+            return occ;
+        }
+        let turned = Mapping {
+            rotation: (mapping.rotation + 90) % 360,
+            ..*mapping
+        };
+        if occ != START && turned.occupancy(sensors) == START {
+            *mapping = turned;
+            occ = START;
+        }
+        if occ == START {
+            self.seen_start = true;
+        } else if self.seen_start && (START & !occ).count_ones() == 1 && occ & !START == 0 {
+            // The first lift is white's: on ranks 7-8 the board stands the other way round.
+            if (START & !occ) >> 32 != 0 {
+                mapping.rotation = (mapping.rotation + 180) % 360;
+                occ = mapping.occupancy(sensors);
+            }
+            self.looking = false;
+        }
+        occ
     }
 }
 
@@ -351,16 +400,19 @@ mod tests {
         let r180 = Mapping {
             rotation: 180,
             mirror: false,
+            ..Mapping::default()
         };
         assert_eq!((r180.square(0), r180.square(8)), (Square::H8, Square::H7));
         let r90 = Mapping {
             rotation: 90,
             mirror: false,
+            ..Mapping::default()
         };
         assert_eq!((r90.square(0), r90.square(7)), (Square::A8, Square::A1));
         let mir = Mapping {
             rotation: 0,
             mirror: true,
+            ..Mapping::default()
         };
         assert_eq!(mir.square(0), Square::H1);
         // The start position is symmetric under 180 degrees but not under 90.
@@ -368,5 +420,42 @@ mod tests {
         assert_eq!(r180.occupancy(start), start);
         assert_ne!(r90.occupancy(start), start);
         assert_eq!(r90.occupancy(0xC3C3_C3C3_C3C3_C3C3), start);
+    }
+
+    #[test]
+    fn white_side_is_found_from_the_set_up_and_the_first_lift() {
+        // The board stands turned round: white's d2 pawn is sensor 52 (e7 as wired).
+        let mut m = Mapping {
+            detect_side: true,
+            ..Mapping::default()
+        };
+        let mut d = SideDetector::new(true);
+        assert_eq!(d.occupancy(&mut m, START), START);
+        let occ = d.occupancy(&mut m, START & !(1 << 52));
+        assert_eq!(m.rotation, 180);
+        assert_eq!(
+            occ,
+            START & !(1 << Square::D2 as u32),
+            "turned round: sensor 52 is d2"
+        );
+        // Later lifts change nothing.
+        d.occupancy(&mut m, START & !(1 << 12));
+        assert_eq!(m.rotation, 180);
+        // A board standing sideways: the set-up along the files.
+        let mut m = Mapping {
+            detect_side: true,
+            ..Mapping::default()
+        };
+        let mut d = SideDetector::new(true);
+        assert_eq!(d.occupancy(&mut m, 0xC3C3_C3C3_C3C3_C3C3), START);
+        assert_eq!(m.rotation, 90);
+        let mut d = SideDetector::new(true);
+        let mut m = Mapping::default();
+        d.occupancy(&mut m, START);
+        d.occupancy(&mut m, START & !(1 << 12));
+        assert_eq!(
+            m.rotation, 0,
+            "white's e2 lifted first: the right way round"
+        );
     }
 }

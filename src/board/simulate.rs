@@ -177,7 +177,7 @@ pub struct SimReport {
     pub moves: usize,
     pub frames: u64,
     pub glitches: u64,
-        pub reconnects: u32,
+    pub reconnects: u32,
     /// LED patterns the host sent (ChessLink).
     pub leds: u64,
 }
@@ -187,7 +187,7 @@ struct SimBoard {
     rotated: bool,
     board: Board,
     /// Host command bytes not yet understood (ChessLink commands span several bytes).
-        pending: Vec<u8>,
+    pending: Vec<u8>,
     connected: bool,
     leds: u64,
 }
@@ -253,7 +253,7 @@ impl SimBoard {
                     None
                 }
                 b'X' => Some("x".into()),
-                                b'L' => {
+                b'L' => {
                     self.leds += 1;
                     Some("l".into())
                 }
@@ -322,7 +322,7 @@ pub fn run(opts: &SimOptions) -> std::io::Result<SimReport> {
         protocol: opts.protocol,
         rotated: opts.rotated,
         board: opts.start.board().clone(),
-                pending: Vec::new(),
+        pending: Vec::new(),
         connected: false,
         leds: 0,
     };
@@ -411,7 +411,7 @@ pub fn run(opts: &SimOptions) -> std::io::Result<SimReport> {
             }
         }
     }
-        let _ = std::fs::remove_file(&opts.link);
+    let _ = std::fs::remove_file(&opts.link);
     report.leds = b.leds;
     Ok(report)
 }
