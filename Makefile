@@ -2,6 +2,7 @@
 # Both install the system packages they need first (apt-get, with sudo when not root).
 
 CARGO ?= cargo
+SHELL := /bin/bash
 # Debian / Raspberry Pi OS packages: ALSA and libespeak-ng for speech (bindgen needs libclang);
 # the espeak-ng program for the latency comparison and the tests.
 BUILD_PACKAGES := pkg-config libasound2-dev libclang-dev libespeak-ng-dev espeak-ng-data
@@ -20,9 +21,10 @@ build: deps
 demo: build
 	./target/release/chessboardd demo
 
-test: deps
-	$(CARGO) test --all-targets
-	$(MAKE) lint
+# Lint first, then every test; the last line sums up all test binaries.
+test: deps lint
+	@set -o pipefail; $(CARGO) test --all-targets 2>&1 | tee target/test.log
+	@awk '/^test result:/ { p += $$4; f += $$6 } END { printf "tests: %d passed, %d failed\n", p, f }' target/test.log
 
 # fmt and clippy come with rustup's default profile; skipped with a note where they are missing.
 lint:
