@@ -417,6 +417,7 @@ pub fn run(
     events_json: bool,
     speed: f64,
     fen: Option<&str>,
+    socket: Option<&Path>,
 ) -> Result<(), Fail> {
     let start = fen.map(position).transpose()?;
     let spec = board
@@ -458,9 +459,13 @@ pub fn run(
         };
         chessboardd::daemon::run(
             settings,
-            start,
             source,
-            speed.clamp(0.1, 1000.0),
+            chessboardd::daemon::RunOptions {
+                start,
+                socket: socket.map(Path::to_path_buf),
+                until_board_done: false,
+                speed: speed.clamp(0.1, 1000.0),
+            },
             |e| {
                 if let Some(s) = &mut speaker {
                     s.event(&spoken(&e.kind, &announce, &phrases));
@@ -698,4 +703,34 @@ pub fn board_test(board: &str, seconds: Option<f64>) -> Result<(), Fail> {
     stop.store(true, Ordering::Relaxed);
     let _ = driver.join();
     Ok(())
+}
+
+/// Sends one command to a running daemon's control socket and prints its JSON answer.
+pub fn ctl(socket: &Path, words: &[String]) -> Result<(), Fail> {
+    use std::io::BufRead;
+    let mut stream = std::os::unix::net::UnixStream::connect(socket).map_err(|e| {
+        Fail(
+            1,
+            format!(
+                "{}: {e} (is the daemon running with --socket?)",
+                socket.display()
+            ),
+        )
+    })?;
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .map_err(|e| Fail(1, e.to_string()))?;
+    writeln!(stream, "{}", words.join(" "))
+        .map_err(|e| Fail(1, format!("{}: {e}", socket.display())))?;
+    let mut line = String::new();
+    std::io::BufReader::new(&stream)
+        .read_line(&mut line)
+        .map_err(|e| Fail(1, format!("{}: no answer: {e}", socket.display())))?;
+    print!("{line}");
+    let ok = serde_json::from_str::<serde_json::Value>(&line).is_ok_and(|v| v["ok"] == true);
+    if ok {
+        Ok(())
+    } else {
+        Err(Fail(1, "the daemon did not take the command".into()))
+    }
 }

@@ -194,17 +194,81 @@ pub fn spawn_driver(
     })
 }
 
-/// Runs the engine on a board until the board is done (a simulated game ended) or `shutdown`
-/// completes (SIGTERM). Every event goes to `on_event`. Returns the engine with the game.
+/// A command line from the control socket, and where its answer goes.
+type ControlRequest = (String, tokio::sync::oneshot::Sender<String>);
+
+/// Listens on the control socket: one command a line, one JSON answer a line.
+fn serve_control(
+    path: &std::path::Path,
+    tx: mpsc::UnboundedSender<ControlRequest>,
+) -> std::io::Result<tokio::task::JoinHandle<()>> {
+    use std::os::unix::fs::PermissionsExt;
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    // A socket left by a daemon that died is in the way.
+    if std::fs::symlink_metadata(path).is_ok_and(|m| {
+        use std::os::unix::fs::FileTypeExt;
+        m.file_type().is_socket()
+    }) {
+        let _ = std::fs::remove_file(path);
+    }
+    let listener = tokio::net::UnixListener::bind(path)?;
+    // The daemon's group may use it (the arbiter, a kiosk's scripts).
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o660))?;
+    Ok(tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let tx = tx.clone();
+            tokio::spawn(async move {
+                let (read, mut write) = stream.into_split();
+                let mut lines = BufReader::new(read).lines();
+                while let Ok(Some(line)) = lines.next_line().await {
+                    let (reply_tx, reply_rx) = tokio::sync::oneshot::channel();
+                    if tx.send((line, reply_tx)).is_err() {
+                        break;
+                    }
+                    let Ok(answer) = reply_rx.await else { break };
+                    if write
+                        .write_all(format!("{answer}\n").as_bytes())
+                        .await
+                        .is_err()
+                    {
+                        break;
+                    }
+                }
+            });
+        }
+    }))
+}
+
+/// How the daemon runs.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// The position at start; default: a simulated game's, or the initial position.
+    pub start: Option<shakmaty::Chess>,
+    /// The control socket's path.
+    pub socket: Option<PathBuf>,
+    /// Stop when a simulated board has played its game (the demo).
+    pub until_board_done: bool,
+    /// How much faster than real time the clock runs (simulated boards).
+    pub speed: f64,
+}
+
+/// Runs the engine on a board until `shutdown` completes (SIGTERM), or, with `until_board_done`,
+/// until a simulated board has played its game (the demo). `socket` is the control socket's
+/// path. Every event goes to `on_event`. Returns the engine with the game.
 pub async fn run(
     settings: Settings,
-    start: Option<shakmaty::Chess>,
     mut source: Source,
-    speed: f64,
+    opts: RunOptions,
     mut on_event: impl FnMut(&Event),
     shutdown: impl std::future::Future<Output = ()>,
 ) -> Engine {
-    let clock = DaemonClock::new(speed);
+    let RunOptions {
+        start,
+        socket,
+        until_board_done,
+        speed,
+    } = opts;
+    let clock = DaemonClock::new(if speed > 0.0 { speed } else { 1.0 });
     let (tx, mut rx) = mpsc::unbounded_channel::<(Millis, DriverMsg)>();
     let stop = Arc::new(AtomicBool::new(false));
     let simulated = matches!(source, Source::Simulated(..));
@@ -220,7 +284,19 @@ pub async fn run(
     let mut out = Vec::new();
     engine.new_game(clock.now(), start, true, &mut out);
     tokio::pin!(shutdown);
+    let (ctl_tx, mut ctl_rx) = mpsc::unbounded_channel::<ControlRequest>();
+    let _listener = match socket {
+        Some(path) => match serve_control(&path, ctl_tx) {
+            Ok(task) => Some(task),
+            Err(e) => {
+                eprintln!("chessboardd: control socket {}: {e}", path.display());
+                None
+            }
+        },
+        None => None,
+    };
     let mut stopped = false;
+    let mut board_open = true;
     loop {
         for e in out.drain(..) {
             lights.event(&e.kind);
@@ -228,14 +304,23 @@ pub async fn run(
         }
         let deadline = engine.next_deadline().map(|d| clock.instant(d));
         tokio::select! {
-            msg = rx.recv() => match msg {
+                        msg = rx.recv(), if board_open => match msg {
                 Some((t, DriverMsg::Reading(r))) => engine.reading(t, r, &mut out),
                 Some((t, DriverMsg::Press(b))) => engine.press(t, b, &mut out),
                 Some((t, DriverMsg::Link(state))) => engine.link(t, state, &mut out),
-                None => break,
+                // A simulated game is over: the demo ends, the daemon stays for its socket.
+                None if until_board_done => break,
+                None => board_open = false,
             },
             _ = async { sleep_until(deadline.unwrap_or_else(Instant::now)).await }, if deadline.is_some() => {
                 engine.advance(clock.now(), &mut out);
+            }
+                        Some((line, reply)) = ctl_rx.recv() => {
+                let result = line
+                    .parse::<crate::control::Parsed>()
+                    .map(|p| engine.command(clock.now(), p.0, &mut out));
+                let name = line.split_whitespace().next().unwrap_or("").to_string();
+                let _ = reply.send(crate::control::answer(&name, result));
             }
             _ = &mut shutdown => {
                 stopped = true;
@@ -268,11 +353,15 @@ pub async fn run_simulated(
     speed: f64,
     on_event: impl FnMut(&Event),
 ) -> Engine {
+    let opts = RunOptions {
+        until_board_done: true,
+        speed,
+        ..RunOptions::default()
+    };
     run(
         settings,
-        None,
         Source::Simulated(inputs, Box::default()),
-        speed,
+        opts,
         on_event,
         std::future::pending(),
     )

@@ -4,6 +4,7 @@
 
 pub mod board;
 pub mod config;
+pub mod control;
 pub mod daemon;
 pub mod engine;
 pub mod pgn;

@@ -111,6 +111,19 @@ enum Command {
         /// The position on the board at start (FEN); default: the initial position
         #[arg(long, value_name = "FEN")]
         fen: Option<String>,
+        /// Put the control socket here (chessboardd ctl --socket PATH ...)
+        #[arg(long, value_name = "PATH")]
+        socket: Option<PathBuf>,
+    },
+    /// Send one command to a running daemon and print its JSON answer (with the text spoken)
+    Ctl {
+        /// The daemon's control socket
+        #[arg(long, value_name = "PATH")]
+        socket: PathBuf,
+        /// last, moves N, time, turn, position [white|black] [PIECE], rank N, file X, square SQ,
+        /// promote PIECE, draw, claim, resign, adjust, pause, resume, new-game, takeback, help
+        #[arg(required = true, num_args = 1.., allow_hyphen_values = true)]
+        command: Vec<String>,
     },
     /// Pretend to be a serial board on a pseudo-terminal (for trying and testing the daemon)
     Simulate {
@@ -215,7 +228,17 @@ fn main() -> ExitCode {
             events_json,
             speed,
             fen,
-        } => commands::run(board, game, speech, *events_json, *speed, fen.as_deref()),
+            socket,
+        } => commands::run(
+            board,
+            game,
+            speech,
+            *events_json,
+            *speed,
+            fen.as_deref(),
+            socket.as_deref(),
+        ),
+        Command::Ctl { socket, command } => commands::ctl(socket, command),
         Command::Simulate {
             protocol,
             link,

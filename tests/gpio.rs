@@ -87,9 +87,12 @@ fn play(
     let mut moves = Vec::new();
     rt.block_on(daemon::run(
         Settings::default(),
-        None,
         Source::Gpio(wiring, Box::new(pins), configured, 200),
-        1.0,
+        daemon::RunOptions {
+            until_board_done: true,
+            speed: 1.0,
+            ..Default::default()
+        },
         |e| {
             if let EventKind::Move { uci, .. } = &e.kind {
                 moves.push(uci.clone());

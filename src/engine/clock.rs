@@ -160,6 +160,8 @@ pub struct Clock {
     running: Option<Color>,
     /// When the running clock was last started.
     since: Millis,
+    /// The clock that ran when the clocks were paused.
+    paused: Option<Color>,
 }
 
 impl Clock {
@@ -175,6 +177,7 @@ impl Clock {
             moves_in_period: ByColor { white: 0, black: 0 },
             running: None,
             since: 0,
+            paused: None,
         }
     }
 
@@ -232,7 +235,12 @@ impl Clock {
                 self.remaining[c] += next.time_ms;
             }
         }
-        self.start(!c, now);
+        if self.paused.is_some() {
+            // Moved while the clocks stand: the opponent's clock runs when they are resumed.
+            self.paused = Some(!c);
+        } else {
+            self.start(!c, now);
+        }
     }
 
     /// Adds time to a player's clock (penalties of Art. 7.4b and 9.5b). A running clock keeps
@@ -245,6 +253,24 @@ impl Clock {
     pub fn set(&mut self, c: Color, ms: i64, now: Millis) {
         let shown = self.remaining(c, now);
         self.remaining[c] += ms.max(0) - shown;
+    }
+
+    /// Stops the clocks for the arbiter (Art. 6.13); [`Clock::resume`] starts the same one again.
+    pub fn pause(&mut self, now: Millis) {
+        if let Some(c) = self.running {
+            self.stop(now);
+            self.paused = Some(c);
+        }
+    }
+
+    pub fn resume(&mut self, now: Millis) {
+        if let Some(c) = self.paused.take() {
+            self.start(c, now);
+        }
+    }
+
+    pub fn is_paused(&self) -> bool {
+        self.paused.is_some()
     }
 
     /// When the running clock's flag falls, if one runs.
@@ -325,6 +351,18 @@ mod tests {
         c.complete_move(Color::Black, 40_000);
         c.complete_move(Color::White, 50_000); // sudden death now: no more time
         assert_eq!(c.remaining(Color::White, 50_000), 120_000);
+    }
+
+    #[test]
+    fn paused_clocks_do_not_run() {
+        let mut c = Clock::new(tc("60"));
+        c.start(Color::White, 0);
+        c.pause(10_000);
+        assert_eq!(c.flag_time(), None);
+        assert_eq!(c.remaining(Color::White, 500_000), 50_000);
+        c.resume(600_000);
+        assert_eq!(c.remaining(Color::White, 610_000), 40_000);
+        assert!(!c.is_paused());
     }
 
     #[test]

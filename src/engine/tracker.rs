@@ -130,6 +130,33 @@ impl std::str::FromStr for Button {
     }
 }
 
+/// A question or an order from the control socket, a keypad or the buttons.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    /// The last move again.
+    Last,
+    /// The last N moves.
+    Moves(u32),
+    /// F2.9d: moves made and both players' time.
+    Time,
+    /// Whose move it is.
+    Turn,
+    /// The whole position, or one side's pieces, or the pieces of one kind.
+    Position(Option<Color>, Option<Role>),
+    Rank(Rank),
+    File(File),
+    Square(Square),
+    /// Art. 6.13: the clocks stopped for the arbiter, and started again.
+    Pause,
+    Resume,
+    Help,
+    /// A button; resign, new game and takeback want the same command again to confirm.
+    Press(Button),
+}
+
+/// How long a confirmation (the same command again) is waited for.
+pub const CONFIRM_MS: Millis = 5000;
+
 /// The state code a board that identifies pieces reports for a piece.
 pub fn piece_code(p: Piece) -> SquareState {
     let role = match p.role {
@@ -377,6 +404,8 @@ pub struct Engine {
     last_say: Option<String>,
     /// The time of the last event, so that late decisions keep events in time order.
     last_emit: Millis,
+    /// A command that waits for its confirmation, and since when.
+    unconfirmed: Option<(Button, Millis)>,
 }
 
 impl Engine {
@@ -411,6 +440,7 @@ impl Engine {
             draw_offer: None,
             last_say: None,
             last_emit: 0,
+            unconfirmed: None,
             s,
         }
     }
@@ -1384,7 +1414,7 @@ impl Engine {
                 self.say(out, text, Priority::Query);
             }
             Button::Position => {
-                let text = self.position_text();
+                let text = self.pieces_text(None, None, Bitboard::FULL);
                 self.say(out, text, Priority::Query);
             }
             Button::Promote(role) => {
@@ -1521,6 +1551,148 @@ impl Engine {
         }
     }
 
+    /// Answers a command (spoken with query priority) and carries out orders. Returns the text
+    /// said, for the control socket's answer.
+    pub fn command(&mut self, t: Millis, cmd: Command, out: &mut Vec<Event>) -> String {
+        self.advance(t, out);
+        let p = self.s.phrases.clone();
+        let w = &p.words;
+        let board = self.game.pos.board().clone();
+        let text = match cmd {
+            Command::Last => self
+                .last_say
+                .clone()
+                .unwrap_or_else(|| w.no_move_yet.clone()),
+            Command::Moves(n) => {
+                let plies = &self.game.plies;
+                let from = plies.len().saturating_sub(n.max(1) as usize);
+                let said: Vec<String> = plies[from..]
+                    .iter()
+                    .map(|ply| {
+                        let number = ply.before.fullmoves().get();
+                        let dots = if ply.before.turn() == Color::White {
+                            "."
+                        } else {
+                            "..."
+                        };
+                        format!("{number}{dots} {}", p.announce(&ply.san, ply.m))
+                    })
+                    .collect();
+                if said.is_empty() {
+                    w.no_move_yet.clone()
+                } else {
+                    said.join(", ")
+                }
+            }
+            Command::Time => self.time_text(),
+            Command::Turn => format!("{} {}", w.color(self.game.pos.turn()), w.to_move),
+            Command::Position(color, role) => self.pieces_text(color, role, Bitboard::FULL),
+            Command::Rank(r) => {
+                let text = self.pieces_text(None, None, Bitboard::from_rank(r));
+                format!("{} {}: {text}", w.rank, w.rank(r))
+            }
+            Command::File(f) => {
+                let text = self.pieces_text(None, None, Bitboard::from_file(f));
+                format!("{} {}: {text}", w.file_word, w.file(f))
+            }
+            Command::Square(sq) => match board.piece_at(sq) {
+                Some(pc) => format!("{} {} {}", w.color(pc.color), w.piece(pc.role), {
+                    let mut s = w.on.clone();
+                    p.push_square(&mut s, sq);
+                    s
+                }),
+                None => format!("{} {}", p.square(sq), w.empty),
+            },
+            Command::Pause | Command::Resume => {
+                let pause = cmd == Command::Pause;
+                if let Some(c) = &mut self.clock {
+                    if pause {
+                        c.pause(self.now);
+                    } else {
+                        c.resume(self.now);
+                    }
+                    let (wm, bm) = (
+                        c.remaining(Color::White, self.now),
+                        c.remaining(Color::Black, self.now),
+                    );
+                    let running = c.running();
+                    self.emit(
+                        out,
+                        EventKind::Clock {
+                            white_ms: wm,
+                            black_ms: bm,
+                            running,
+                        },
+                    );
+                }
+                if pause {
+                    w.paused.clone()
+                } else {
+                    w.resumed.clone()
+                }
+            }
+            Command::Help => w.help.clone(),
+            Command::Press(b @ (Button::Resign | Button::NewGame | Button::Takeback)) => {
+                let confirmed = self
+                    .unconfirmed
+                    .take()
+                    .is_some_and(|(u, at)| u == b && self.now.saturating_sub(at) <= CONFIRM_MS);
+                if !confirmed {
+                    self.unconfirmed = Some((b, self.now));
+                    let text = w.confirm.clone();
+                    self.say(out, text.clone(), Priority::Query);
+                    return text;
+                }
+                let before = out.len();
+                self.press(self.now, b, out);
+                return said_since(out, before);
+            }
+            Command::Press(b) => {
+                let before = out.len();
+                self.press(self.now, b, out);
+                return said_since(out, before);
+            }
+        };
+        self.say(out, text.clone(), Priority::Query);
+        text
+    }
+
+    /// The pieces on `squares`, of one side or kind if asked, white first, kings first.
+    fn pieces_text(&self, color: Option<Color>, role: Option<Role>, squares: Bitboard) -> String {
+        let p = &self.s.phrases;
+        let board = self.game.pos.board();
+        let mut parts = Vec::new();
+        for c in [Color::White, Color::Black]
+            .into_iter()
+            .filter(|c| color.is_none_or(|x| x == *c))
+        {
+            let mut side = Vec::new();
+            for r in [
+                Role::King,
+                Role::Queen,
+                Role::Rook,
+                Role::Bishop,
+                Role::Knight,
+                Role::Pawn,
+            ] {
+                if role.is_some_and(|x| x != r) {
+                    continue;
+                }
+                for sq in board.by_piece(Piece { color: c, role: r }) & squares {
+                    side.push(p.piece_on(r, sq));
+                }
+            }
+            if !side.is_empty() {
+                parts.push(format!("{}: {}", p.words.color(c), side.join(", ")));
+            }
+        }
+        if parts.is_empty() {
+            p.words.empty.clone()
+        } else {
+            parts.join(". ")
+        }
+    }
+
     /// F2.9d: the number of moves made and the time of both players.
     fn time_text(&self) -> String {
         let w = &self.s.phrases.words;
@@ -1538,30 +1710,15 @@ impl Engine {
         }
         format!("{text}. {} {}", w.color(self.game.pos.turn()), w.to_move)
     }
+}
 
-    fn position_text(&self) -> String {
-        let p = &self.s.phrases;
-        let board = self.game.pos.board();
-        let mut parts = Vec::new();
-        for color in [Color::White, Color::Black] {
-            let mut side = p.words.color(color).to_string();
-            for role in [
-                Role::King,
-                Role::Queen,
-                Role::Rook,
-                Role::Bishop,
-                Role::Knight,
-                Role::Pawn,
-            ] {
-                for sq in board.by_piece(Piece { color, role }) {
-                    side.push_str(", ");
-                    side.push_str(&p.piece_on(role, sq));
-                }
-            }
-            parts.push(side);
-        }
-        parts.join(". ")
-    }
+/// What was said by the events from `from` on (the answer to an order).
+fn said_since(out: &[Event], from: usize) -> String {
+    let said: Vec<&str> = out[from..]
+        .iter()
+        .filter_map(|e| e.kind.spoken().map(|(t, _)| t))
+        .collect();
+    said.join(". ")
 }
 
 /// UCI notation of a move, castling as the king's two-square move.

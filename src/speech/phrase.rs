@@ -153,6 +153,13 @@ pub struct Words {
     pub board_lost: String,
     pub board_reconnected: String,
     pub board_waiting: String,
+    pub confirm: String,
+    pub paused: String,
+    pub resumed: String,
+    pub empty: String,
+    pub rank: String,
+    pub file_word: String,
+    pub help: String,
 }
 
 /// Defines, from one list of the table's single-word fields, the config keys, the setter and the
@@ -325,6 +332,13 @@ impl Words {
             board_lost: "Brett getrennt".into(),
             board_reconnected: "Brett wieder verbunden".into(),
             board_waiting: "Warte auf das Brett".into(),
+            confirm: "Zum Bestätigen nochmals".into(),
+            paused: "Uhr angehalten".into(),
+            resumed: "Uhr läuft weiter".into(),
+            empty: "leer".into(),
+            rank: "Reihe".into(),
+            file_word: "Linie".into(),
+            help: "Befehle: letzter Zug, Züge, Zeit, am Zug, Stellung, Reihe, Linie, Feld, Umwandlung, Remis, Reklamation, Aufgabe, J'adoube, Pause, weiter, neue Partie, zurücknehmen, Hilfe".into(),
         }
     }
 
@@ -381,6 +395,13 @@ impl Words {
             board_lost: "Board disconnected".into(),
             board_reconnected: "Board reconnected".into(),
             board_waiting: "Waiting for the board".into(),
+            confirm: "Press again to confirm".into(),
+            paused: "Clock paused".into(),
+            resumed: "Clock running".into(),
+            empty: "empty".into(),
+            rank: "Rank".into(),
+            file_word: "File".into(),
+            help: "Commands: last, moves, time, turn, position, rank, file, square, promote, draw, claim, resign, adjust, pause, resume, new game, takeback, help".into(),
         }
     }
 
@@ -437,6 +458,13 @@ impl Words {
             board_lost: "Tabla deconectată".into(),
             board_reconnected: "Tabla reconectată".into(),
             board_waiting: "Se așteaptă tabla".into(),
+            confirm: "Apăsați din nou pentru confirmare".into(),
+            paused: "Ceas oprit".into(),
+            resumed: "Ceasul merge".into(),
+            empty: "liber".into(),
+            rank: "Orizontala".into(),
+            file_word: "Verticala".into(),
+            help: "Comenzi: ultima mutare, mutări, timp, la mutare, poziție, orizontală, verticală, câmp, transformare, remiză, cerere, abandon, ajustez, pauză, continuare, partidă nouă, retragere, ajutor".into(),
         }
     }
 
@@ -491,6 +519,13 @@ impl Words {
             board_lost: "Brädet frånkopplat".into(),
             board_reconnected: "Brädet återanslutet".into(),
             board_waiting: "Väntar på brädet".into(),
+            confirm: "Tryck igen för att bekräfta".into(),
+            paused: "Klockan stoppad".into(),
+            resumed: "Klockan går".into(),
+            empty: "tom".into(),
+            rank: "Rad".into(),
+            file_word: "Linje".into(),
+            help: "Kommandon: senaste drag, drag, tid, vid draget, ställning, rad, linje, ruta, förvandling, remi, reklamation, uppgivet, justerar, paus, fortsätt, nytt parti, ta tillbaka, hjälp".into(),
         }
     }
 
