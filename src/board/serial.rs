@@ -153,5 +153,14 @@ pub fn run(
         std::thread::sleep(RETRY);
     }
     stats.dropped = proto.dropped();
+    // The link's record, for the log: a board that drops many frames needs a better cable.
+    eprintln!(
+        "chessboardd: {} board at {}: {} frames read, {} dropped (bad checksum or framing), {} reconnections",
+        proto.name(),
+        path.display(),
+        stats.frames,
+        stats.dropped,
+        stats.reconnects
+    );
     stats
 }

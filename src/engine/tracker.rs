@@ -1009,6 +1009,9 @@ impl Engine {
         let pos_occ = pos.board().occupied();
         let missing = pos_occ & !self.occ;
         let extra = self.occ & !pos_occ;
+        if self.wrong_pieces().any() {
+            return false;
+        }
         let legal = pos.legal_moves();
         let castling_in_progress = |king_to: Option<Square>| {
             legal.iter().any(|m| match *m {
@@ -1280,9 +1283,25 @@ impl Engine {
         }
     }
 
+    /// Squares where a board that identifies pieces shows another piece than the game has.
+    fn wrong_pieces(&self) -> Bitboard {
+        if !self.ids_known {
+            return Bitboard::EMPTY;
+        }
+        let board = self.game.pos.board();
+        (board.occupied() & self.occ)
+            .into_iter()
+            .filter(|sq| {
+                let code = self.phys[*sq as usize];
+                code >= 2 && board.piece_at(*sq).map(piece_code) != Some(code)
+            })
+            .collect()
+    }
+
     fn report_mismatch(&mut self, out: &mut Vec<Event>) {
         let pos_occ = self.game.pos.board().occupied();
-        let missing = pos_occ & !self.occ;
+        // A wrong piece on a square counts as the right one missing there.
+        let missing = (pos_occ & !self.occ) | self.wrong_pieces();
         let extra = self.occ & !pos_occ;
         if (missing.is_empty() && extra.is_empty())
             || self.mismatch_reported == Some((missing, extra))
