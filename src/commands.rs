@@ -541,6 +541,9 @@ pub fn simulate(
 
 /// Scans an idle board on simulated pins and reports the scanner thread's CPU use.
 pub fn bench_gpio(seconds: f64, rate: u32) -> Result<(), Fail> {
+    if !(0.1..=3600.0).contains(&seconds) {
+        return Err(Fail(EXIT_CONFIG, "--seconds must be 0.1 to 3600".into()));
+    }
     use chessboardd::board::gpio::{self, Mapping, SimPins, Wiring};
     use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
     use std::sync::Arc;
@@ -631,6 +634,12 @@ pub fn grid(states: &[u8; 64]) -> String {
 
 /// Shows the live board for people wiring one: the grid after every change, and the link.
 pub fn board_test(board: &str, seconds: Option<f64>) -> Result<(), Fail> {
+    if seconds.is_some_and(|s| !(0.0..=1e7).contains(&s)) {
+        return Err(Fail(
+            EXIT_CONFIG,
+            "--seconds must be a number of seconds, 0 or more".into(),
+        ));
+    }
     use chessboardd::board::DriverMsg;
     use chessboardd::engine::Reading;
     use std::sync::atomic::{AtomicBool, Ordering};

@@ -170,8 +170,14 @@ pub fn spawn_driver(
     std::thread::spawn(move || match source {
         Source::Simulated(inputs, _) => {
             for (t, input) in inputs {
-                let wait = clock.instant(t).saturating_duration_since(Instant::now());
-                std::thread::sleep(wait);
+                // Sleep in short slices, so that a stop (SIGTERM) is seen at once.
+                let due = clock.instant(t);
+                while !stop.load(Ordering::Relaxed) && Instant::now() < due {
+                    std::thread::sleep(
+                        due.saturating_duration_since(Instant::now())
+                            .min(Duration::from_millis(50)),
+                    );
+                }
                 if stop.load(Ordering::Relaxed) {
                     break;
                 }

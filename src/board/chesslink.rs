@@ -166,7 +166,6 @@ pub fn leds(squares: &[Square], rotated: bool) -> String {
 pub struct ChessLinkHost {
     decoder: Decoder,
     rotated: bool,
-    oriented: bool,
     last_poll: Instant,
 }
 
@@ -175,33 +174,25 @@ impl Default for ChessLinkHost {
         ChessLinkHost {
             decoder: Decoder::default(),
             rotated: false,
-            oriented: false,
             last_poll: Instant::now(),
         }
     }
 }
 
-fn status_states(body: &[u8], rotated: bool) -> Option<([SquareState; 64], usize, usize)> {
+fn status_states(body: &[u8], rotated: bool) -> Option<[SquareState; 64]> {
     if body.len() != 65 {
         return None;
     }
     let mut states = [EMPTY; 64];
-    let (mut white_top, mut black_bottom) = (0, 0);
     for (i, &c) in body[1..].iter().enumerate() {
         let p = char_piece(c)?;
-        if i < 16 && p.is_some_and(|p| p.color == Color::White) {
-            white_top += 1;
-        }
-        if i >= 48 && p.is_some_and(|p| p.color == Color::Black) {
-            black_bottom += 1;
-        }
         let mut sq = Square::new(((7 - i / 8) * 8 + i % 8) as u32);
         if rotated {
             sq = Square::new(63 - sq as u32);
         }
         states[sq as usize] = p.map_or(EMPTY, piece_code);
     }
-    Some((states, white_top, black_bottom))
+    Some(states)
 }
 
 impl super::serial::Protocol for ChessLinkHost {
@@ -241,20 +232,17 @@ impl super::serial::Protocol for ChessLinkHost {
             if m[0] != b's' {
                 continue;
             }
-            let Some((_, white_top, black_bottom)) = status_states(&m, false) else {
+            let (Some(normal), Some(turned)) = (status_states(&m, false), status_states(&m, true))
+            else {
                 self.decoder.dropped += 1;
                 continue;
             };
-            if !self.oriented && white_top == 16 && black_bottom == 16 {
-                self.rotated = true;
+            // The board's way round is found whenever it shows the start position.
+            if let Some(r) = super::start_orientation(&normal, &turned) {
+                self.rotated = r;
             }
-            if !self.oriented && (white_top == 16 || black_bottom == 0) {
-                self.oriented =
-                    white_top == 16 || m[1..].iter().filter(|c| **c != b'.').count() == 32;
-            }
-            if let Some((states, _, _)) = status_states(&m, self.rotated) {
-                out.push(DriverMsg::Reading(Reading::Frame(Box::new(states))));
-            }
+            let states = if self.rotated { turned } else { normal };
+            out.push(DriverMsg::Reading(Reading::Frame(Box::new(states))));
         }
         Ok(())
     }

@@ -128,7 +128,7 @@ impl Decoder {
 
 /// The states of a board dump as the engine reads them (piece identities), orientation applied.
 fn dump_states(payload: &[u8], rotated: bool) -> Option<[SquareState; 64]> {
-    if payload.len() != 64 {
+    if payload.len() != 64 || payload.iter().any(|c| *c > 0x0F) {
         return None;
     }
     let mut states = [EMPTY; 64];
@@ -142,25 +142,11 @@ fn dump_states(payload: &[u8], rotated: bool) -> Option<[SquareState; 64]> {
     Some(states)
 }
 
-/// The start position seen the other way round: white's pieces on fields 0-15.
-fn looks_rotated(payload: &[u8]) -> bool {
-    let white_back = payload[..16]
-        .iter()
-        .filter(|c| (1..=6).contains(*c))
-        .count();
-    let black_back = payload[48..]
-        .iter()
-        .filter(|c| (7..=12).contains(*c))
-        .count();
-    white_back == 16 && black_back == 16
-}
-
 /// The host side of the DGT protocol.
 #[derive(Debug)]
 pub struct DgtHost {
     decoder: Decoder,
     rotated: bool,
-    oriented: bool,
     /// A field changed at this time: a dump is due once the board is quiet.
     dirty_since: Option<Instant>,
     last_poll: Instant,
@@ -172,7 +158,6 @@ impl Default for DgtHost {
         DgtHost {
             decoder: Decoder::default(),
             rotated: false,
-            oriented: false,
             dirty_since: None,
             last_poll: Instant::now(),
             version: None,
@@ -214,14 +199,17 @@ impl super::serial::Protocol for DgtHost {
         for (id, payload) in msgs {
             match id {
                 MSG_BOARD_DUMP if payload.len() == 64 => {
-                    if !self.oriented && payload.iter().filter(|c| **c != 0).count() == 32 {
-                        // The board's way round is found from the start position.
-                        self.rotated = looks_rotated(&payload);
-                        self.oriented = true;
+                    let (Some(normal), Some(turned)) =
+                        (dump_states(&payload, false), dump_states(&payload, true))
+                    else {
+                        continue;
+                    };
+                    // The board's way round is found whenever it shows the start position.
+                    if let Some(r) = super::start_orientation(&normal, &turned) {
+                        self.rotated = r;
                     }
-                    if let Some(states) = dump_states(&payload, self.rotated) {
-                        out.push(DriverMsg::Reading(Reading::Frame(Box::new(states))));
-                    }
+                    let states = if self.rotated { turned } else { normal };
+                    out.push(DriverMsg::Reading(Reading::Frame(Box::new(states))));
                 }
                 MSG_FIELD_UPDATE if payload.len() == 2 => self.dirty_since = Some(now),
                 MSG_VERSION if payload.len() == 2 => self.version = Some((payload[0], payload[1])),
@@ -321,6 +309,70 @@ mod tests {
                 role: Role::Pawn
             })
         );
+    }
+
+    #[test]
+    fn the_way_round_is_taken_only_from_a_true_start_position() {
+        let mut host = DgtHost::default();
+        let mut out = Vec::new();
+        let mut port = Vec::new();
+        // Turned round, and a pawn first set on e3 instead of e2: 32 pieces, not a start.
+        let mut wrong = Board::default();
+        wrong.discard_piece_at(Square::E2);
+        wrong.set_piece_at(
+            Square::E3,
+            Piece {
+                color: Color::White,
+                role: Role::Pawn,
+            },
+        );
+        let mut payload = dump(&wrong)[3..].to_vec();
+        payload.reverse();
+        host.on_bytes(
+            &message(MSG_BOARD_DUMP, &payload),
+            Instant::now(),
+            &mut out,
+            &mut port,
+        )
+        .unwrap();
+        let mut payload = dump(&Board::default())[3..].to_vec();
+        payload.reverse();
+        host.on_bytes(
+            &message(MSG_BOARD_DUMP, &payload),
+            Instant::now(),
+            &mut out,
+            &mut port,
+        )
+        .unwrap();
+        let Some(DriverMsg::Reading(Reading::Frame(states))) = out.pop() else {
+            panic!()
+        };
+        assert_eq!(
+            states[Square::E2 as usize],
+            piece_code(Piece {
+                color: Color::White,
+                role: Role::Pawn
+            })
+        );
+        assert_eq!(
+            states[Square::E8 as usize],
+            piece_code(Piece {
+                color: Color::Black,
+                role: Role::King
+            })
+        );
+        // Unknown piece codes: the dump is not taken.
+        out.clear();
+        let mut bad = dump(&Board::default())[3..].to_vec();
+        bad[20] = 0x33;
+        host.on_bytes(
+            &message(MSG_BOARD_DUMP, &bad),
+            Instant::now(),
+            &mut out,
+            &mut port,
+        )
+        .unwrap();
+        assert!(out.is_empty());
     }
 
     #[test]

@@ -308,17 +308,27 @@ struct SideDetector {
     /// Still looking: the start position was seen and nothing was lifted yet.
     looking: bool,
     seen_start: bool,
+    /// A first lift seen at this scan: it must hold (not a bounce) before it decides.
+    candidate: Option<(u64, Instant)>,
 }
+
+/// How long the first lift must hold before it tells white's side.
+const FIRST_LIFT_HOLDS: Duration = Duration::from_millis(100);
 
 impl SideDetector {
     fn new(on: bool) -> SideDetector {
         SideDetector {
             looking: on,
             seen_start: false,
+            candidate: None,
         }
     }
 
     fn occupancy(&mut self, mapping: &mut Mapping, sensors: u64) -> u64 {
+        self.occupancy_at(mapping, sensors, Instant::now())
+    }
+
+    fn occupancy_at(&mut self, mapping: &mut Mapping, sensors: u64, now: Instant) -> u64 {
         let mut occ = mapping.occupancy(sensors);
         if !self.looking {
             return occ;
@@ -333,13 +343,27 @@ impl SideDetector {
         }
         if occ == START {
             self.seen_start = true;
+            self.candidate = None;
         } else if self.seen_start && (START & !occ).count_ones() == 1 && occ & !START == 0 {
+            let since = match self.candidate {
+                Some((c, t)) if c == occ => t,
+                _ => {
+                    self.candidate = Some((occ, now));
+                    now
+                }
+            };
+            if now.duration_since(since) < FIRST_LIFT_HOLDS {
+                // Not yet known which square it is: the board is shown as set up meanwhile.
+                return START;
+            }
             // The first lift is white's: on ranks 7-8 the board stands the other way round.
             if (START & !occ) >> 32 != 0 {
                 mapping.rotation = (mapping.rotation + 180) % 360;
                 occ = mapping.occupancy(sensors);
             }
             self.looking = false;
+        } else {
+            self.candidate = None;
         }
         occ
     }
@@ -430,8 +454,17 @@ mod tests {
             ..Mapping::default()
         };
         let mut d = SideDetector::new(true);
-        assert_eq!(d.occupancy(&mut m, START), START);
-        let occ = d.occupancy(&mut m, START & !(1 << 52));
+        let t0 = Instant::now();
+        assert_eq!(d.occupancy_at(&mut m, START, t0), START);
+        // A bounce: one scan with the square open, then closed again: nothing decided.
+        assert_eq!(d.occupancy_at(&mut m, START & !(1 << 52), t0), START);
+        assert_eq!(
+            d.occupancy_at(&mut m, START, t0 + Duration::from_millis(10)),
+            START
+        );
+        assert_eq!(m.rotation, 0);
+        d.occupancy_at(&mut m, START & !(1 << 52), t0 + Duration::from_millis(20));
+        let occ = d.occupancy_at(&mut m, START & !(1 << 52), t0 + Duration::from_millis(130));
         assert_eq!(m.rotation, 180);
         assert_eq!(
             occ,
@@ -439,7 +472,7 @@ mod tests {
             "turned round: sensor 52 is d2"
         );
         // Later lifts change nothing.
-        d.occupancy(&mut m, START & !(1 << 12));
+        d.occupancy_at(&mut m, START & !(1 << 12), t0 + Duration::from_millis(500));
         assert_eq!(m.rotation, 180);
         // A board standing sideways: the set-up along the files.
         let mut m = Mapping {
@@ -447,15 +480,17 @@ mod tests {
             ..Mapping::default()
         };
         let mut d = SideDetector::new(true);
-        assert_eq!(d.occupancy(&mut m, 0xC3C3_C3C3_C3C3_C3C3), START);
+        assert_eq!(d.occupancy_at(&mut m, 0xC3C3_C3C3_C3C3_C3C3, t0), START);
         assert_eq!(m.rotation, 90);
         let mut d = SideDetector::new(true);
         let mut m = Mapping::default();
-        d.occupancy(&mut m, START);
-        d.occupancy(&mut m, START & !(1 << 12));
+        d.occupancy_at(&mut m, START, t0);
+        d.occupancy_at(&mut m, START & !(1 << 12), t0);
+        d.occupancy_at(&mut m, START & !(1 << 12), t0 + Duration::from_millis(200));
         assert_eq!(
             m.rotation, 0,
             "white's e2 lifted first: the right way round"
         );
+        assert!(!d.looking);
     }
 }

@@ -65,6 +65,26 @@ impl FromStr for BoardSpec {
     }
 }
 
+/// Which way round a board that identifies pieces stands, when it shows the start position:
+/// `Some(false)` the right way, `Some(true)` turned round, `None` not a start position. Boards
+/// report squares in their own order, so this is checked on every whole-board frame.
+pub fn start_orientation(normal: &[u8; 64], turned: &[u8; 64]) -> Option<bool> {
+    let start = {
+        let mut s = [0u8; 64];
+        for (sq, p) in shakmaty::Board::default().iter() {
+            s[sq as usize] = crate::engine::tracker::piece_code(p);
+        }
+        s
+    };
+    if *normal == start {
+        Some(false)
+    } else if *turned == start {
+        Some(true)
+    } else {
+        None
+    }
+}
+
 /// Counters a driver keeps about its link.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LinkStats {

@@ -100,8 +100,11 @@ pub fn run(
             stats.reconnects += 1;
         }
         ever = true;
-        if !send(DriverMsg::Link(state)) || proto.on_open(&mut port).is_err() {
-            if stop.load(Ordering::Relaxed) {
+        if !send(DriverMsg::Link(state)) {
+            break;
+        }
+        if proto.on_open(&mut port).is_err() {
+            if !send(DriverMsg::Link(LinkState::Lost)) || stop.load(Ordering::Relaxed) {
                 break;
             }
             std::thread::sleep(RETRY);

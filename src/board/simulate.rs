@@ -163,7 +163,16 @@ fn open_link(path: &Path) -> std::io::Result<Link> {
     let name = slave
         .name()
         .ok_or_else(|| std::io::Error::other("the pseudo-terminal has no name"))?;
-    let _ = std::fs::remove_file(path);
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => std::fs::remove_file(path)?,
+        Ok(_) => {
+            return Err(std::io::Error::other(format!(
+                "{} exists and is not a symlink: not replacing it",
+                path.display()
+            )))
+        }
+        Err(_) => {}
+    }
     std::os::unix::fs::symlink(&name, path)?;
     Ok(Link {
         master,
@@ -327,7 +336,11 @@ pub fn run(opts: &SimOptions) -> std::io::Result<SimReport> {
         leds: 0,
     };
     let mut report = SimReport::default();
+    // Speed shortens the players' thinking; the hands still take their time, so that a board's
+    // debounce and settle see each step (60 ms at least, 500 ms between moves).
     let scale = |ms: u64| Duration::from_secs_f64(ms as f64 / 1000.0 / opts.speed.max(0.01));
+    let pause =
+        |ms: u64, first: bool| scale(ms).max(Duration::from_millis(if first { 500 } else { 60 }));
     // The moves to play, as steps, worked out in advance.
     let mut plan: Vec<(usize, Step)> = Vec::new();
     let mut pos = opts.start.clone();
@@ -355,7 +368,8 @@ pub fn run(opts: &SimOptions) -> std::io::Result<SimReport> {
         }
         let now = Instant::now();
         if b.connected && due.is_none() && next < plan.len() {
-            due = Some(now + scale(plan[next].1.pause_ms));
+            let first = next == 0 || plan[next - 1].0 != plan[next].0;
+            due = Some(now + pause(plan[next].1.pause_ms, first));
         }
         if let Some(t) = due.filter(|t| now >= *t) {
             let (i, s) = plan[next].clone();
@@ -411,7 +425,9 @@ pub fn run(opts: &SimOptions) -> std::io::Result<SimReport> {
             }
         }
     }
-    let _ = std::fs::remove_file(&opts.link);
+    if std::fs::symlink_metadata(&opts.link).is_ok_and(|m| m.file_type().is_symlink()) {
+        let _ = std::fs::remove_file(&opts.link);
+    }
     report.leds = b.leds;
     Ok(report)
 }

@@ -419,7 +419,9 @@ fn fill<T: Copy + Default>(
     r.frames_out += (out.len() / channels.max(1)) as u64;
     let first = *r.first_fill.get_or_insert_with(Instant::now);
     let secs = first.elapsed().as_secs_f64();
-    if !r.unpaced && secs > 0.0 && r.frames_out as f64 / secs > 400_000.0 {
+    // A card with a clock cannot have taken more than a few buffers beyond its rate (at most
+    // 192 kHz); a device without one takes far more within the first milliseconds.
+    if !r.unpaced && r.frames_out as f64 > 200_000.0 * secs + 65_536.0 {
         r.unpaced = true;
     }
     for frame in out.chunks_mut(channels.max(1)) {

@@ -376,8 +376,13 @@ fn run(
         }
         if !interrupted {
             st.report.spoken.push(item.text.clone());
-            // Let it play out, still listening for interruptions.
-            while player.pending() > 0 {
+            // Let it play out, still listening for interruptions; a device that stopped taking
+            // samples (unplugged) does not hold the queue up for longer than the sound lasts.
+            let lasts = Duration::from_secs_f64(
+                player.pending() as f64 / f64::from(super::synth::SAMPLE_RATE),
+            );
+            let give_up = std::time::Instant::now() + lasts + Duration::from_secs(2);
+            while player.pending() > 0 && std::time::Instant::now() < give_up {
                 match rx.recv_timeout(Duration::from_millis(10)) {
                     Ok(cmd) => {
                         if st.take(cmd, speaking, &mut player) {
