@@ -531,19 +531,8 @@ impl Engine {
         let turn = self.game.pos.turn();
         if let Some(clock) = &mut self.clock {
             clock.start(turn, self.now);
-            let (w, b) = (
-                clock.remaining(Color::White, self.now),
-                clock.remaining(Color::Black, self.now),
-            );
-            self.emit(
-                out,
-                EventKind::Clock {
-                    white_ms: w,
-                    black_ms: b,
-                    running: Some(turn),
-                },
-            );
         }
+        self.emit_clock(out);
         if !board_holds_it {
             let text = self.s.phrases.words.new_game.clone();
             self.say(out, text, Priority::Info);
@@ -1359,19 +1348,19 @@ impl Engine {
         self.say(out, text, Priority::Result);
         if let Some(clock) = &mut self.clock {
             clock.stop(self.now);
-            let (w, b) = (
-                clock.remaining(Color::White, self.now),
-                clock.remaining(Color::Black, self.now),
-            );
-            self.emit(
-                out,
-                EventKind::Clock {
-                    white_ms: w,
-                    black_ms: b,
-                    running: None,
-                },
-            );
         }
+        self.emit_clock(out);
+    }
+
+    /// Reports both clocks as they stand (a `clock` event), when there is a clock.
+    fn emit_clock(&mut self, out: &mut Vec<Event>) {
+        let Some(c) = &self.clock else { return };
+        let kind = EventKind::Clock {
+            white_ms: c.remaining(Color::White, self.now),
+            black_ms: c.remaining(Color::Black, self.now),
+            running: c.running(),
+        };
+        self.emit(out, kind);
     }
 
     /// The board's link changed (a driver reports it): said, so a blind player knows.
@@ -1411,21 +1400,7 @@ impl Engine {
             }
             Button::Time => {
                 let text = self.time_text();
-                if let Some(c) = &self.clock {
-                    let (wm, bm) = (
-                        c.remaining(Color::White, self.now),
-                        c.remaining(Color::Black, self.now),
-                    );
-                    let running = c.running();
-                    self.emit(
-                        out,
-                        EventKind::Clock {
-                            white_ms: wm,
-                            black_ms: bm,
-                            running,
-                        },
-                    );
-                }
+                self.emit_clock(out);
                 self.say(out, text, Priority::Query);
             }
             Button::Moves => {
@@ -1554,20 +1529,8 @@ impl Engine {
                 .wrong_claim_times(clock.remaining(color, self.now));
             clock.set(color, claimant, self.now);
             clock.add(!color, bonus);
-            let (wm, bm) = (
-                clock.remaining(Color::White, self.now),
-                clock.remaining(Color::Black, self.now),
-            );
-            let running = clock.running();
-            self.emit(
-                out,
-                EventKind::Clock {
-                    white_ms: wm,
-                    black_ms: bm,
-                    running,
-                },
-            );
         }
+        self.emit_clock(out);
     }
 
     /// Answers a command (spoken with query priority) and carries out orders. Returns the text
@@ -1630,20 +1593,8 @@ impl Engine {
                     } else {
                         c.resume(self.now);
                     }
-                    let (wm, bm) = (
-                        c.remaining(Color::White, self.now),
-                        c.remaining(Color::Black, self.now),
-                    );
-                    let running = c.running();
-                    self.emit(
-                        out,
-                        EventKind::Clock {
-                            white_ms: wm,
-                            black_ms: bm,
-                            running,
-                        },
-                    );
                 }
+                self.emit_clock(out);
                 if pause {
                     w.paused.clone()
                 } else {
