@@ -21,6 +21,8 @@ use crate::engine::{LinkState, Reading};
 pub trait Pins: Send {
     fn set(&mut self, line: u32, high: bool) -> Result<(), String>;
     fn get(&mut self, line: u32) -> Result<bool, String>;
+    /// Lets driven lines settle before they are read (real wires have capacitance).
+    fn settle(&mut self) {}
 }
 
 /// How the switches are wired.
@@ -96,6 +98,7 @@ pub fn scan(wiring: &Wiring, pins: &mut dyn Pins) -> Result<u64, String> {
         Wiring::Matrix { rows, cols } => {
             for (r, row) in rows.iter().enumerate() {
                 pins.set(*row, false)?;
+                pins.settle();
                 for (c, col) in cols.iter().enumerate() {
                     if !pins.get(*col)? {
                         sensors |= 1 << (8 * r + c);
@@ -107,6 +110,7 @@ pub fn scan(wiring: &Wiring, pins: &mut dyn Pins) -> Result<u64, String> {
         Wiring::ShiftRegister { load, clock, data } => {
             pins.set(*clock, false)?;
             pins.set(*load, false)?;
+            pins.settle();
             pins.set(*load, true)?;
             for i in 0..64 {
                 if !pins.get(*data)? {
@@ -228,6 +232,10 @@ impl Pins for CdevPins {
             gpiocdev::line::Value::Inactive
         };
         self.outputs.set_value(line, v).map_err(|e| e.to_string())
+    }
+    fn settle(&mut self) {
+        // A few microseconds are enough; the scheduler may make it longer, which costs no CPU.
+        std::thread::sleep(Duration::from_micros(5));
     }
     fn get(&mut self, line: u32) -> Result<bool, String> {
         self.inputs
