@@ -14,6 +14,28 @@ fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_chessboardd"))
 }
 
+/// `chessboardd simulate`: a `protocol` board at `link` playing the game of `pgn`.
+fn simulator(protocol: &str, link: &Path, pgn: &Path) -> Command {
+    let mut c = bin();
+    c.args([
+        "simulate",
+        "--protocol",
+        protocol,
+        "--link",
+        link.to_str().unwrap(),
+    ])
+    .args(["--pgn", pgn.to_str().unwrap(), "--speed", "4"]);
+    c
+}
+
+/// Waits until the simulator has made its link.
+fn wait_for(link: &Path) {
+    let t = Instant::now();
+    while !link.exists() && t.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 fn game_ucis(file: &str) -> (PathBuf, Vec<String>, String) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/games")
@@ -57,26 +79,12 @@ fn play(
     ));
     std::fs::create_dir_all(&dir).unwrap();
     let link = dir.join("board");
-    let sim = bin()
-        .args([
-            "simulate",
-            "--protocol",
-            protocol,
-            "--link",
-            link.to_str().unwrap(),
-            "--pgn",
-            pgn_path.to_str().unwrap(),
-            "--speed",
-            "4",
-        ])
+    let sim = simulator(protocol, &link, &pgn_path)
         .args(extra)
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let t = Instant::now();
-    while !link.exists() && t.elapsed() < Duration::from_secs(10) {
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_for(&link);
     let mut run = bin()
         .args([
             "run",
@@ -234,20 +242,7 @@ fn a_board_that_is_off_at_start_up_is_waited_for() {
         .unwrap();
     std::thread::sleep(Duration::from_millis(800));
     let (pgn_path, ucis, _) = game_ucis("molinari-bordais-1979.pgn");
-    let sim = bin()
-        .args([
-            "simulate",
-            "--protocol",
-            "diy",
-            "--link",
-            link.to_str().unwrap(),
-            "--pgn",
-            pgn_path.to_str().unwrap(),
-            "--speed",
-            "4",
-        ])
-        .output()
-        .unwrap();
+    let sim = simulator("diy", &link, &pgn_path).output().unwrap();
     assert!(sim.status.success());
     stop(&mut run);
     let out = run.wait_with_output().unwrap();
@@ -268,25 +263,11 @@ fn board_test_shows_the_live_board_as_a_grid() {
     std::fs::create_dir_all(&dir).unwrap();
     let link = dir.join("board");
     let (pgn_path, _, _) = game_ucis("molinari-bordais-1979.pgn");
-    let mut sim = bin()
-        .args([
-            "simulate",
-            "--protocol",
-            "chesslink",
-            "--link",
-            link.to_str().unwrap(),
-            "--pgn",
-            pgn_path.to_str().unwrap(),
-            "--speed",
-            "4",
-        ])
+    let mut sim = simulator("chesslink", &link, &pgn_path)
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let t = Instant::now();
-    while !link.exists() && t.elapsed() < Duration::from_secs(10) {
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_for(&link);
     let out = bin()
         .args([
             "board-test",
