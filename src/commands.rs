@@ -410,6 +410,18 @@ fn position(fen: &str) -> Result<Chess, Fail> {
         .map_err(|e| Fail(1, format!("--fen: impossible position: {e}")))
 }
 
+/// Where `run` takes commands from, over the config's `[control]`.
+#[derive(clap::Args, Debug, Default, Clone)]
+pub struct ControlFlags {
+    /// Put the control socket here (chessboardd ctl --socket PATH ...); default: control.socket
+    #[arg(long, value_name = "PATH")]
+    pub socket: Option<PathBuf>,
+    /// Read keys from this evdev device (a USB keypad: /dev/input/by-id/...-event-kbd), or
+    /// "auto" for the first keyboard found; default: control.keypad
+    #[arg(long, value_name = "DEVICE")]
+    pub keypad: Option<String>,
+}
+
 pub fn run(
     board: &str,
     flags: &GameFlags,
@@ -417,13 +429,19 @@ pub fn run(
     events_json: bool,
     speed: f64,
     fen: Option<&str>,
-    socket: Option<&Path>,
+    control_flags: &ControlFlags,
 ) -> Result<(), Fail> {
     let start = fen.map(position).transpose()?;
     let spec = board
         .parse::<BoardSpec>()
         .map_err(|e| Fail(EXIT_CONFIG, format!("--board: {e}")))?;
-    let cfg = config_from(flags, true)?;
+    let mut cfg = config_from(flags, true)?;
+    if let Some(k) = &control_flags.keypad {
+        cfg.control.keypad = Some(k.clone()).filter(|k| !k.is_empty());
+        // The help tells the keys when there is a keypad.
+        cfg.set_speech(None, None, None);
+    }
+    let controls = cfg.control.clone();
     let sc = speech_from(&cfg, speech_flags)?;
     let announce = sc.announce.clone();
     let settings = cfg.settings.clone();
@@ -462,9 +480,11 @@ pub fn run(
             source,
             chessboardd::daemon::RunOptions {
                 start,
-                socket: socket.map(Path::to_path_buf),
+                socket: control_flags.socket.clone().or(cfg.control.socket.clone()),
                 until_board_done: false,
                 speed: speed.clamp(0.1, 1000.0),
+                controls,
+                gpio_chip: cfg.gpio.chip.clone(),
             },
             |e| {
                 if let Some(s) = &mut speaker {
@@ -715,8 +735,26 @@ pub fn board_test(board: &str, seconds: Option<f64>) -> Result<(), Fail> {
 }
 
 /// Sends one command to a running daemon's control socket and prints its JSON answer.
-pub fn ctl(socket: &Path, words: &[String]) -> Result<(), Fail> {
+pub fn ctl(socket: Option<&Path>, config: Option<&Path>, words: &[String]) -> Result<(), Fail> {
     use std::io::BufRead;
+    let from_config;
+    let socket = match socket {
+        Some(s) => s,
+        None => {
+            let flags = GameFlags {
+                config: config.map(Path::to_path_buf),
+                ..GameFlags::default()
+            };
+            from_config = config_from(&flags, true)?.control.socket.ok_or_else(|| {
+                Fail(
+                    EXIT_CONFIG,
+                    "no control socket: give --socket PATH, or set control.socket in the config"
+                        .into(),
+                )
+            })?;
+            &from_config
+        }
+    };
     let mut stream = std::os::unix::net::UnixStream::connect(socket).map_err(|e| {
         Fail(
             1,

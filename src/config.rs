@@ -10,9 +10,13 @@ use shakmaty::Role;
 use toml::Spanned;
 
 use crate::board::gpio::Mapping;
-use crate::engine::clock::TimeControl;
+use crate::control::buttons::ButtonConfig;
+use crate::control::keypad::KeypadConfig;
+use crate::control::keys::{key_code, Binding, KeyMap, KEY_CODES};
+use crate::engine::clock::{ClockSwitch, TimeControl};
 use crate::engine::rules::{Mode, RuleProfile};
 use crate::engine::Settings;
+use crate::engine::{Millis, VoiceLevel};
 use crate::speech::audio::Earcon;
 use crate::speech::phrase::{FileWords, Lang, Phrases, Style};
 use crate::speech::speaker::{Announce, SpeechConfig};
@@ -38,6 +42,28 @@ pub struct RawConfig {
     pub announce: RawAnnounce,
     #[serde(default)]
     pub gpio: RawGpio,
+    #[serde(default)]
+    pub control: RawControl,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawControl {
+    pub socket: Option<Spanned<String>>,
+    pub keypad: Option<Spanned<String>>,
+    pub long_press_ms: Option<Spanned<i64>>,
+    pub debounce_ms: Option<Spanned<i64>>,
+    /// Key name to a command, or to `{ short = "...", long = "..." }`.
+    pub keys: Option<BTreeMap<String, Spanned<toml::Value>>>,
+    pub buttons: Option<Vec<RawButton>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawButton {
+    pub line: Spanned<LineSpec>,
+    pub short: Option<Spanned<String>>,
+    pub long: Option<Spanned<String>>,
 }
 
 /// A GPIO line: its number on the chip, or its name.
@@ -87,6 +113,9 @@ pub struct RawBoard {
 #[serde(deny_unknown_fields)]
 pub struct RawClock {
     pub time_control: Option<Spanned<String>>,
+    pub switch: Option<Spanned<String>>,
+    pub wait_for_start: Option<bool>,
+    pub warnings: Option<Spanned<Vec<i64>>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -131,6 +160,7 @@ pub struct Config {
     pub words: Vec<(String, toml::Value)>,
     pub speech: SpeechConfig,
     pub gpio: GpioConfig,
+    pub control: ControlConfig,
     /// Names of the boards (the replay's `BOARD:` prefix).
     pub boards: Vec<String>,
 }
@@ -145,6 +175,7 @@ impl Default for Config {
             words: Vec::new(),
             speech: SpeechConfig::default(),
             gpio: GpioConfig::default(),
+            control: ControlConfig::default(),
             boards: vec!["board".to_string()],
         }
     }
@@ -343,6 +374,42 @@ impl Config {
             )?,
             promotion_default,
             time_control,
+            switch: cx.parse(&raw.clock.switch, "clock.switch", ClockSwitch::default())?,
+            wait_for_start: raw.clock.wait_for_start.unwrap_or(false),
+            time_warnings_ms: match &raw.clock.warnings {
+                None => d.time_warnings_ms.clone(),
+                Some(list) => {
+                    let mut v = Vec::new();
+                    for &secs in list.get_ref() {
+                        if !(1..=36_000).contains(&secs) {
+                            return cx.err(
+                                list.span(),
+                                "clock.warnings",
+                                format!("{secs} is out of range (accepted: 1 to 36000 seconds)"),
+                            );
+                        }
+                        v.push(secs as Millis * 1000);
+                    }
+                    if v.len() > 16 {
+                        return cx.err(list.span(), "clock.warnings", "at most 16 warnings".into());
+                    }
+                    v.sort_unstable_by(|a, b| b.cmp(a));
+                    v.dedup();
+                    v
+                }
+            },
+            voice: VoiceLevel {
+                rate: cx.number(
+                    &raw.speech.rate,
+                    "speech.rate",
+                    80..=450,
+                    175,
+                    "words a minute",
+                )? as u32,
+                volume: cx.number(&raw.speech.volume, "speech.volume", 0..=200, 100, "percent")?
+                    as u32,
+            },
+            help: None,
             phrases: Phrases::new(lang, style, files),
         };
         let name = raw
@@ -425,6 +492,7 @@ impl Config {
             },
         };
         let gpio = gpio_config(&cx, &raw.gpio)?;
+        let control = control_config(&cx, &raw.control)?;
         let mut cfg = Config {
             settings,
             lang,
@@ -433,6 +501,7 @@ impl Config {
             words,
             speech,
             gpio,
+            control,
             boards: vec![name],
         };
         cfg.set_speech(None, None, None);
@@ -454,6 +523,7 @@ impl Config {
             // Checked when the config was read.
             let _ = phrases.words.set(key, value);
         }
+        self.settings.help = self.control.help(&phrases);
         self.settings.phrases = phrases;
         self.speech.voice.lang = self.lang;
     }
@@ -589,6 +659,161 @@ fn gpio_config(cx: &Ctx, g: &RawGpio) -> Result<GpioConfig, ConfigError> {
             mirror: g.mirror.unwrap_or(false),
             detect_side: g.detect_side.unwrap_or(true),
         },
+    })
+}
+
+/// The controls: the socket, a keypad, buttons.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ControlConfig {
+    pub socket: Option<PathBuf>,
+    /// The keypad's event device, or `auto`; `None`: no keypad.
+    pub keypad: Option<String>,
+    pub keys: KeyMap,
+    pub buttons: Vec<ButtonConfig>,
+    pub long_press_ms: Millis,
+    pub debounce_ms: Millis,
+}
+
+impl Default for ControlConfig {
+    fn default() -> ControlConfig {
+        ControlConfig {
+            socket: None,
+            keypad: None,
+            keys: KeyMap::default(),
+            buttons: Vec::new(),
+            long_press_ms: 800,
+            debounce_ms: 30,
+        }
+    }
+}
+
+impl ControlConfig {
+    /// What `help` says when there are keys or buttons: the commands, then what each does.
+    pub fn help(&self, phrases: &Phrases) -> Option<String> {
+        let mut parts = vec![phrases.words.help.clone()];
+        if self.keypad.is_some() {
+            parts.push(self.keys.help(phrases));
+        }
+        for b in &self.buttons {
+            parts.push(crate::control::keys::binding_help(
+                &b.line, &b.binding, phrases,
+            ));
+        }
+        (parts.len() > 1).then(|| parts.join(". "))
+    }
+
+    /// The keypad's settings, when there is one.
+    pub fn keypad_config(&self) -> Option<KeypadConfig> {
+        self.keypad.as_ref().map(|device| KeypadConfig {
+            device: device.clone(),
+            map: self.keys.clone(),
+            long_ms: self.long_press_ms,
+        })
+    }
+}
+
+fn command_line(cx: &Ctx, v: &Spanned<String>, key: &str) -> Result<String, ConfigError> {
+    let line = v.get_ref().trim().to_string();
+    match line.parse::<crate::control::Parsed>() {
+        Ok(_) => Ok(line),
+        Err(e) => cx.err(v.span(), key, e),
+    }
+}
+
+fn control_config(cx: &Ctx, c: &RawControl) -> Result<ControlConfig, ConfigError> {
+    let d = ControlConfig::default();
+    let mut keys = d.keys.clone();
+    for (name, value) in c.keys.iter().flatten() {
+        let key = format!("control.keys.{name}");
+        let Some(code) = key_code(name) else {
+            let names: Vec<&str> = KEY_CODES.iter().map(|(n, _)| *n).collect();
+            return cx.err(
+                value.span(),
+                &key,
+                format!("unknown key '{name}' (accepted: {})", names.join(", ")),
+            );
+        };
+        let one = |v: &toml::Value, what: &str| -> Result<Option<String>, ConfigError> {
+            let Some(text) = v.as_str() else {
+                return cx.err(
+                    value.span(),
+                    &key,
+                    format!("{what} must be a command in quotes, like \"last\""),
+                );
+            };
+            if text.trim().is_empty() {
+                return Ok(None);
+            }
+            let spanned = Spanned::new(value.span(), text.to_string());
+            command_line(cx, &spanned, &key).map(Some)
+        };
+        let binding = match value.get_ref() {
+            toml::Value::Table(t) => {
+                if let Some(other) = t.keys().find(|k| *k != "short" && *k != "long") {
+                    return cx.err(
+                        value.span(),
+                        &key,
+                        format!("unknown field '{other}' (accepted: short, long)"),
+                    );
+                }
+                Binding {
+                    short: t
+                        .get("short")
+                        .map(|v| one(v, "short"))
+                        .transpose()?
+                        .flatten(),
+                    long: t.get("long").map(|v| one(v, "long")).transpose()?.flatten(),
+                }
+            }
+            v => Binding {
+                short: one(v, "the value")?,
+                long: None,
+            },
+        };
+        if binding == Binding::default() {
+            keys.0.remove(&code);
+        } else {
+            keys.0.insert(code, binding);
+        }
+    }
+    let mut buttons = Vec::new();
+    for (i, b) in c.buttons.iter().flatten().enumerate() {
+        let key = format!("control.buttons[{}]", i + 1);
+        let binding = Binding {
+            short: b
+                .short
+                .as_ref()
+                .map(|s| command_line(cx, s, &format!("{key}.short")))
+                .transpose()?,
+            long: b
+                .long
+                .as_ref()
+                .map(|s| command_line(cx, s, &format!("{key}.long")))
+                .transpose()?,
+        };
+        if binding == Binding::default() {
+            return cx.err(b.line.span(), &key, "a button needs short or long".into());
+        }
+        buttons.push(ButtonConfig {
+            line: line_name(b.line.get_ref()),
+            binding,
+        });
+    }
+    if buttons.len() > 64 {
+        return cx.err(0..0, "control.buttons", "at most 64 buttons".into());
+    }
+    let text = |v: &Option<Spanned<String>>| {
+        v.as_ref()
+            .map(|s| s.get_ref().trim().to_string())
+            .filter(|s| !s.is_empty())
+    };
+    Ok(ControlConfig {
+        socket: text(&c.socket).map(PathBuf::from),
+        keypad: text(&c.keypad),
+        keys,
+        buttons,
+        long_press_ms: cx.millis(&c.long_press_ms, "control.long_press_ms", 200..=5000, 800)?,
+        debounce_ms: cx.millis(&c.debounce_ms, "control.debounce_ms", 0..=500, 30)?,
     })
 }
 
@@ -739,6 +964,11 @@ mod reference_file {
         );
         assert_eq!(c.speech.announce, d.speech.announce);
         assert_eq!(c.gpio, d.gpio);
+        assert_eq!(c.control, d.control);
+        assert_eq!(c.settings.switch, d.settings.switch);
+        assert_eq!(c.settings.wait_for_start, d.settings.wait_for_start);
+        assert_eq!(c.settings.time_warnings_ms, d.settings.time_warnings_ms);
+        assert_eq!(c.settings.voice, d.settings.voice);
         assert!(c.words.is_empty());
     }
 

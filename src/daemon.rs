@@ -12,7 +12,9 @@ use tokio::time::{sleep_until, Instant};
 use crate::board::gpio::{self, CdevPins, Mapping, Pins, Wiring};
 use crate::board::serial::{self, Protocol, Show};
 use crate::board::{chesslink, dgt, diy, BoardSpec, DriverMsg};
-use crate::config::{GpioConfig, GpioWiring};
+use crate::config::{ControlConfig, GpioConfig, GpioWiring};
+use crate::control::buttons::{self, CdevButtons};
+use crate::control::keypad;
 use crate::engine::{Engine, Event, EventKind, Millis, Settings};
 use crate::sim::SimInput;
 
@@ -200,8 +202,9 @@ pub fn spawn_driver(
     })
 }
 
-/// A command line from the control socket, and where its answer goes.
-type ControlRequest = (String, tokio::sync::oneshot::Sender<String>);
+/// A command line from the control socket, a keypad or a button, and where its answer goes
+/// (keys and buttons want none: the answer is spoken).
+type ControlRequest = (String, Option<tokio::sync::oneshot::Sender<String>>);
 
 /// Listens on the control socket: one command a line, one JSON answer a line.
 fn serve_control(
@@ -228,7 +231,7 @@ fn serve_control(
                 let mut lines = BufReader::new(read).lines();
                 while let Ok(Some(line)) = lines.next_line().await {
                     let (reply_tx, reply_rx) = tokio::sync::oneshot::channel();
-                    if tx.send((line, reply_tx)).is_err() {
+                    if tx.send((line, Some(reply_tx))).is_err() {
                         break;
                     }
                     let Ok(answer) = reply_rx.await else { break };
@@ -256,6 +259,65 @@ pub struct RunOptions {
     pub until_board_done: bool,
     /// How much faster than real time the clock runs (simulated boards).
     pub speed: f64,
+    /// A keypad, GPIO buttons.
+    pub controls: ControlConfig,
+    /// The gpiochip of buttons given by number.
+    pub gpio_chip: String,
+}
+
+/// Starts the threads that read a keypad and GPIO buttons; they send command lines on `tx`
+/// until `stop` is set.
+fn spawn_controls(
+    controls: &ControlConfig,
+    gpio_chip: &str,
+    tx: &mpsc::UnboundedSender<ControlRequest>,
+    stop: &Arc<AtomicBool>,
+) -> Vec<std::thread::JoinHandle<()>> {
+    let mut threads = Vec::new();
+    let log = |m: String| eprintln!("chessboardd: {m}");
+    if let Some(kc) = controls.keypad_config() {
+        let (tx, stop) = (tx.clone(), stop.clone());
+        threads.push(std::thread::spawn(move || {
+            keypad::run(kc, |line| tx.send((line, None)).is_ok(), log, stop)
+        }));
+    }
+    if !controls.buttons.is_empty() {
+        let mut chip = gpio_chip.to_string();
+        let offsets: Result<Vec<u32>, String> = controls
+            .buttons
+            .iter()
+            .map(|b| {
+                let (found, n) = gpio::line_offset(&b.line)?;
+                if let Some(c) = found {
+                    chip = c;
+                }
+                Ok(n)
+            })
+            .collect();
+        match offsets.and_then(|o| CdevButtons::open(&chip, o)) {
+            Ok(lines) => {
+                let (tx, stop) = (tx.clone(), stop.clone());
+                let (buttons, long, debounce) = (
+                    controls.buttons.clone(),
+                    controls.long_press_ms,
+                    controls.debounce_ms,
+                );
+                threads.push(std::thread::spawn(move || {
+                    buttons::run(
+                        Box::new(lines),
+                        &buttons,
+                        long,
+                        debounce,
+                        |line| tx.send((line, None)).is_ok(),
+                        log,
+                        stop,
+                    )
+                }));
+            }
+            Err(e) => log(format!("buttons: {e}; going on without them")),
+        }
+    }
+    threads
 }
 
 /// Runs the engine on a board until `shutdown` completes (SIGTERM), or, with `until_board_done`,
@@ -273,6 +335,8 @@ pub async fn run(
         socket,
         until_board_done,
         speed,
+        controls,
+        gpio_chip,
     } = opts;
     let clock = DaemonClock::new(if speed > 0.0 { speed } else { 1.0 });
     let (tx, mut rx) = mpsc::unbounded_channel::<(Millis, DriverMsg)>();
@@ -291,6 +355,7 @@ pub async fn run(
     engine.new_game(clock.now(), start, true, &mut out);
     tokio::pin!(shutdown);
     let (ctl_tx, mut ctl_rx) = mpsc::unbounded_channel::<ControlRequest>();
+    let control_threads = spawn_controls(&controls, &gpio_chip, &ctl_tx, &stop);
     let _listener = match socket {
         Some(path) => match serve_control(&path, ctl_tx) {
             Ok(task) => Some(task),
@@ -326,7 +391,9 @@ pub async fn run(
                     .parse::<crate::control::Parsed>()
                     .map(|p| engine.command(clock.now(), p.0, &mut out));
                 let name = line.split_whitespace().next().unwrap_or("").to_string();
-                let _ = reply.send(crate::control::answer(&name, result));
+                if let Some(reply) = reply {
+                    let _ = reply.send(crate::control::answer(&name, result));
+                }
             }
             _ = &mut shutdown => {
                 stopped = true;
@@ -349,6 +416,9 @@ pub async fn run(
         on_event(&e);
     }
     let _ = driver.join();
+    for t in control_threads {
+        let _ = t.join();
+    }
     engine
 }
 

@@ -111,17 +111,20 @@ enum Command {
         /// The position on the board at start (FEN); default: the initial position
         #[arg(long, value_name = "FEN")]
         fen: Option<String>,
-        /// Put the control socket here (chessboardd ctl --socket PATH ...)
-        #[arg(long, value_name = "PATH")]
-        socket: Option<PathBuf>,
+        #[command(flatten)]
+        controls: commands::ControlFlags,
     },
     /// Send one command to a running daemon and print its JSON answer (with the text spoken)
     Ctl {
-        /// The daemon's control socket
+        /// The daemon's control socket; default: control.socket of the config
         #[arg(long, value_name = "PATH")]
-        socket: PathBuf,
+        socket: Option<PathBuf>,
+        /// The config whose control.socket to use (default /etc/chessboardd/config.toml)
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
         /// last, moves N, time, turn, position [white|black] [PIECE], rank N, file X, square SQ,
-        /// promote PIECE, draw, claim, resign, adjust, pause, resume, new-game, takeback, help
+        /// promote PIECE, draw, claim, resign, adjust, pause, resume, new-game, takeback, help,
+        /// clock, start, toggle-pause, rate up|down, volume up|down
         #[arg(required = true, num_args = 1.., allow_hyphen_values = true)]
         command: Vec<String>,
     },
@@ -228,7 +231,7 @@ fn main() -> ExitCode {
             events_json,
             speed,
             fen,
-            socket,
+            controls,
         } => commands::run(
             board,
             game,
@@ -236,9 +239,13 @@ fn main() -> ExitCode {
             *events_json,
             *speed,
             fen.as_deref(),
-            socket.as_deref(),
+            controls,
         ),
-        Command::Ctl { socket, command } => commands::ctl(socket, command),
+        Command::Ctl {
+            socket,
+            config,
+            command,
+        } => commands::ctl(socket.as_deref(), config.as_deref(), command),
         Command::Simulate {
             protocol,
             link,

@@ -134,6 +134,29 @@ fn fmt_secs(ms: i64) -> String {
     }
 }
 
+/// How the clocks are switched.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum ClockSwitch {
+    /// Appendix F2.3: the opponent's clock starts when the move is completed and announced.
+    #[default]
+    Auto,
+    /// Art. 6.8: a clock button; the move is complete when the player presses it.
+    Button,
+}
+
+impl FromStr for ClockSwitch {
+    type Err = String;
+    fn from_str(s: &str) -> Result<ClockSwitch, String> {
+        match s {
+            "auto" => Ok(ClockSwitch::Auto),
+            "button" => Ok(ClockSwitch::Button),
+            _ => Err(format!(
+                "unknown clock switch '{s}' (accepted: auto, button)"
+            )),
+        }
+    }
+}
+
 /// Game pace, by Appendix B/C: the base time plus 60 increments.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Pace {

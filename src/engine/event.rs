@@ -108,6 +108,18 @@ pub enum EventKind {
         result: &'static str,
         reason: &'static str,
     },
+    /// A player's clock has come down to a warning threshold (5 minutes, 1 minute, 10 s).
+    TimeWarning {
+        #[serde(serialize_with = "ser_color")]
+        color: Color,
+        remaining_ms: i64,
+        say: String,
+    },
+    /// The speech rate or volume was changed by a command (daemon only).
+    Voice {
+        rate: u32,
+        volume: u32,
+    },
     /// The board's link (daemon only): `waiting`, `connected`, `lost`, `reconnected`.
     Link {
         state: &'static str,
@@ -131,6 +143,8 @@ impl EventKind {
             EventKind::Claim { .. } => "claim",
             EventKind::GameOver { .. } => "game_over",
             EventKind::Link { .. } => "link",
+            EventKind::TimeWarning { .. } => "time_warning",
+            EventKind::Voice { .. } => "voice",
         }
     }
 
@@ -139,6 +153,7 @@ impl EventKind {
         match self {
             EventKind::Move { say, .. } => Some((say, Priority::Result)),
             EventKind::Say { text, priority } => Some((text, *priority)),
+            EventKind::TimeWarning { say, .. } => Some((say, Priority::Error)),
             _ => None,
         }
     }

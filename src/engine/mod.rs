@@ -10,4 +10,4 @@ pub mod touch;
 pub mod tracker;
 
 pub use event::{Event, EventKind, Millis, Priority};
-pub use tracker::{Button, Engine, LinkState, Reading, Settings};
+pub use tracker::{Button, Engine, LinkState, Reading, Settings, VoiceChange, VoiceLevel};

@@ -11,7 +11,7 @@ use shakmaty::{
     Square,
 };
 
-use super::clock::{Clock, TimeControl};
+use super::clock::{Clock, ClockSwitch, TimeControl};
 use super::debounce::{Change, Debouncer, SquareState, EMPTY, OCCUPIED};
 use super::event::{Event, EventKind, Millis, Priority};
 use super::game::{fen_of, ply_number, Ending, Game};
@@ -32,8 +32,55 @@ pub struct Settings {
     pub promotion_ms: Millis,
     pub promotion_default: Role,
     pub time_control: Option<TimeControl>,
+    /// How a move is completed on the clock: at once (Appendix F2.3) or by a clock button
+    /// (Art. 6.8).
+    pub switch: ClockSwitch,
+    /// A new game's clock stands until it is started (`start`).
+    pub wait_for_start: bool,
+    /// Time left at which a player is warned, largest first.
+    pub time_warnings_ms: Vec<Millis>,
+    /// The speech rate and volume at start; `rate up` and the like change them.
+    pub voice: VoiceLevel,
+    /// What `help` says, when the keys and buttons configured should be told; default: the
+    /// language's list of commands.
+    pub help: Option<String>,
     pub phrases: Phrases,
 }
+
+/// The speech rate (words a minute) and volume (percent of normal).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct VoiceLevel {
+    pub rate: u32,
+    pub volume: u32,
+}
+
+impl VoiceLevel {
+    pub const RATES: std::ops::RangeInclusive<u32> = 80..=450;
+    pub const VOLUMES: std::ops::RangeInclusive<u32> = 10..=200;
+    pub const RATE_STEP: u32 = 25;
+    pub const VOLUME_STEP: u32 = 10;
+}
+
+impl Default for VoiceLevel {
+    fn default() -> VoiceLevel {
+        VoiceLevel {
+            rate: 175,
+            volume: 100,
+        }
+    }
+}
+
+/// A change of the voice asked for by a command.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum VoiceChange {
+    Faster,
+    Slower,
+    Louder,
+    Quieter,
+}
+
+/// The default low-time warnings: 5 minutes, 1 minute, 10 seconds.
+pub const TIME_WARNINGS_MS: [Millis; 3] = [300_000, 60_000, 10_000];
 
 impl Default for Settings {
     fn default() -> Settings {
@@ -46,6 +93,11 @@ impl Default for Settings {
             promotion_ms: 3000,
             promotion_default: Role::Queen,
             time_control: None,
+            switch: ClockSwitch::Auto,
+            wait_for_start: false,
+            time_warnings_ms: TIME_WARNINGS_MS.to_vec(),
+            voice: VoiceLevel::default(),
+            help: None,
             phrases: Phrases::new(Default::default(), Default::default(), Default::default()),
         }
     }
@@ -149,9 +201,15 @@ pub enum Command {
     /// Art. 6.13: the clocks stopped for the arbiter, and started again.
     Pause,
     Resume,
+    /// Pause when the clocks run, resume when they stand (one key for both).
+    TogglePause,
+    /// Starts the clocks (a game that waits for its start, or after a pause).
+    Start,
     Help,
     /// A button; resign, new game and takeback want the same command again to confirm.
     Press(Button),
+    /// Speech rate and volume.
+    Voice(VoiceChange),
 }
 
 /// How long a confirmation (the same command again) is waited for.
@@ -406,6 +464,13 @@ pub struct Engine {
     last_emit: Millis,
     /// A command that waits for its confirmation, and since when.
     unconfirmed: Option<(Button, Millis)>,
+    /// Clock button mode: what the board shows, completed when the clock is pressed.
+    awaiting_clock: Option<Pending>,
+    /// The clock button is being pressed: a move completes now.
+    pressing: bool,
+    /// Low-time warnings given, per player (bit i: `time_warnings_ms[i]`).
+    warned: ByColor<u32>,
+    voice: VoiceLevel,
 }
 
 impl Engine {
@@ -441,6 +506,10 @@ impl Engine {
             last_say: None,
             last_emit: 0,
             unconfirmed: None,
+            awaiting_clock: None,
+            pressing: false,
+            warned: ByColor { white: 0, black: 0 },
+            voice: s.voice,
             s,
         }
     }
@@ -531,7 +600,12 @@ impl Engine {
         let turn = self.game.pos.turn();
         if let Some(clock) = &mut self.clock {
             clock.start(turn, self.now);
+            if self.s.wait_for_start {
+                clock.pause(self.now);
+            }
         }
+        self.warned = ByColor { white: 0, black: 0 };
+        self.arm_warnings();
         self.emit_clock(out);
         if !board_holds_it {
             let text = self.s.phrases.words.new_game.clone();
@@ -556,6 +630,74 @@ impl Engine {
         self.promo_due = None;
         self.mismatch_due = None;
         self.casual_illegal = None;
+        self.awaiting_clock = None;
+    }
+
+    /// The next low-time warning of the running clock: when, and which threshold.
+    fn warning_due(&self) -> Option<(Millis, usize)> {
+        if self.phase == Phase::Over {
+            return None;
+        }
+        let clock = self.clock.as_ref()?;
+        let color = clock.running()?;
+        let flag = clock.flag_time()?;
+        self.s
+            .time_warnings_ms
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| self.warned[color] & (1 << i) == 0)
+            .map(|(i, &x)| (flag.saturating_sub(x), i))
+            .min()
+    }
+
+    /// Warnings are given once; one is given again only after the clock has stood at more
+    /// than twice its threshold (a new period's time), so that a player living on his
+    /// increment is not told at every move. At the start, thresholds the clock does not
+    /// exceed are not warned of (a one-minute game does not begin with "one minute").
+    fn arm_warnings(&mut self) {
+        let Some(clock) = &self.clock else { return };
+        for color in [Color::White, Color::Black] {
+            let left = clock.remaining(color, self.now).max(0) as Millis;
+            for (i, &x) in self.s.time_warnings_ms.iter().enumerate().take(32) {
+                let bit = 1 << i;
+                if self.warned[color] & bit != 0 && left > 2 * x {
+                    self.warned[color] &= !bit;
+                }
+            }
+            if self.game.plies.is_empty() {
+                for (i, &x) in self.s.time_warnings_ms.iter().enumerate().take(32) {
+                    if left <= x {
+                        self.warned[color] |= 1 << i;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The running clock has reached a warning threshold.
+    fn warn_low_time(&mut self, out: &mut Vec<Event>) {
+        let Some(color) = self.clock.as_ref().and_then(|c| c.running()) else {
+            return;
+        };
+        let left = self.clocks(self.now).map_or(0, |(w, b)| match color {
+            Color::White => w,
+            Color::Black => b,
+        });
+        // Every threshold the clock has come down to is done with (a penalty may cross several).
+        for (i, &x) in self.s.time_warnings_ms.iter().enumerate().take(32) {
+            if left.max(0) as Millis <= x {
+                self.warned[color] |= 1 << i;
+            }
+        }
+        let say = self.s.phrases.low_time(color, left);
+        self.emit(
+            out,
+            EventKind::TimeWarning {
+                color,
+                remaining_ms: left,
+                say,
+            },
+        );
     }
 
     /// The earliest time at which something happens without new input.
@@ -570,6 +712,7 @@ impl Engine {
             self.promo_due,
             self.mismatch_due,
             flag,
+            self.warning_due().map(|(t, _)| t),
         ]
         .into_iter()
         .flatten()
@@ -589,6 +732,8 @@ impl Engine {
             };
             if flag == Some(due) {
                 self.flag_falls(out);
+            } else if self.warning_due().map(|(t, _)| t) == Some(due) {
+                self.warn_low_time(out);
             } else if self.deb.next_due() == Some(due) {
                 if let Some(change) = self.deb.pop_due(due) {
                     self.on_change(change, out);
@@ -770,6 +915,7 @@ impl Engine {
     /// Looks at the board after a change and decides what it means.
     fn evaluate(&mut self, out: &mut Vec<Event>) {
         self.settle = None;
+        self.awaiting_clock = None;
         let pos_occ = self.game.pos.board().occupied();
         let diff = (pos_occ & !self.occ, self.occ & !pos_occ);
         if let Phase::AwaitRestore { diff: refused } = self.phase {
@@ -835,6 +981,11 @@ impl Engine {
                 return;
             }
             match self.s.mode {
+                // An illegal move is completed when the clock is pressed (with a clock button),
+                // or when it has stood for the settle time.
+                Mode::Tournament if self.s.switch == ClockSwitch::Button => {
+                    self.awaiting_clock = Some(Pending::Illegal(from, to));
+                }
                 Mode::Tournament => {
                     self.settle = Some((
                         self.now.saturating_add(self.s.settle_ms),
@@ -1145,6 +1296,12 @@ impl Engine {
                 return;
             }
         }
+        // Art. 6.8: with a clock button the move is complete when the clock is pressed,
+        // unless it ends the game.
+        if self.s.switch == ClockSwitch::Button && !self.pressing && !self.move_ends_game(m) {
+            self.awaiting_clock = Some(Pending::Move(m));
+            return;
+        }
         let color = self.game.pos.turn();
         let ply = ply_number(&self.game.pos);
         let san = self.game.play(m, self.now);
@@ -1159,6 +1316,7 @@ impl Engine {
         if let Some(last) = self.game.plies.last_mut() {
             last.clocks = clocks;
         }
+        self.arm_warnings();
         self.new_turn();
         self.swap_square = m.is_promotion().then(|| m.to());
         self.swap_lifted = false;
@@ -1191,6 +1349,13 @@ impl Engine {
         if let Some(ending) = self.game.automatic_ending(&self.s.rules) {
             self.end_game(ending, out);
         }
+    }
+
+    /// The move would end the game at once (mate, stalemate, dead position...).
+    fn move_ends_game(&self, m: Move) -> bool {
+        let mut game = self.game.clone();
+        game.play(m, self.now);
+        game.automatic_ending(&self.s.rules).is_some()
     }
 
     fn refuse_touch_move(&mut self, rule: &'static str, square: Square, out: &mut Vec<Event>) {
@@ -1386,9 +1551,15 @@ impl Engine {
             Button::Clock => {
                 // Pressing the clock completes whatever the player left standing.
                 if !over {
+                    self.pressing = true;
                     if let Some((_, pending)) = self.settle.take() {
                         self.settled(pending, out);
+                    } else if self.promo_due.take().is_some() {
+                        self.promotion_timeout(out);
+                    } else if let Some(pending) = self.awaiting_clock.take() {
+                        self.settled(pending, out);
                     }
+                    self.pressing = false;
                 }
             }
             Button::Repeat => {
@@ -1530,6 +1701,7 @@ impl Engine {
             clock.set(color, claimant, self.now);
             clock.add(!color, bonus);
         }
+        self.arm_warnings();
         self.emit_clock(out);
     }
 
@@ -1585,13 +1757,22 @@ impl Engine {
                 }),
                 None => format!("{} {}", p.square(sq), w.empty),
             },
-            Command::Pause | Command::Resume => {
-                let pause = cmd == Command::Pause;
+            Command::Pause | Command::Resume | Command::TogglePause | Command::Start => {
+                let standing = self.clock.as_ref().is_some_and(|c| c.is_paused());
+                let pause = match cmd {
+                    Command::Pause => true,
+                    Command::TogglePause => !standing,
+                    _ => false,
+                };
+                let turn = self.game.pos.turn();
+                let over = self.phase == Phase::Over;
                 if let Some(c) = &mut self.clock {
                     if pause {
                         c.pause(self.now);
-                    } else {
+                    } else if standing {
                         c.resume(self.now);
+                    } else if cmd == Command::Start && c.running().is_none() && !over {
+                        c.start(turn, self.now);
                     }
                 }
                 self.emit_clock(out);
@@ -1601,7 +1782,42 @@ impl Engine {
                     w.resumed.clone()
                 }
             }
-            Command::Help => w.help.clone(),
+            Command::Help => self.s.help.clone().unwrap_or_else(|| w.help.clone()),
+            Command::Voice(change) => {
+                let v = self.voice;
+                let (rate, volume) = match change {
+                    VoiceChange::Faster => (v.rate + VoiceLevel::RATE_STEP, v.volume),
+                    VoiceChange::Slower => (v.rate.saturating_sub(VoiceLevel::RATE_STEP), v.volume),
+                    VoiceChange::Louder => (v.rate, v.volume + VoiceLevel::VOLUME_STEP),
+                    VoiceChange::Quieter => {
+                        (v.rate, v.volume.saturating_sub(VoiceLevel::VOLUME_STEP))
+                    }
+                };
+                let next = VoiceLevel {
+                    rate: rate.clamp(*VoiceLevel::RATES.start(), *VoiceLevel::RATES.end()),
+                    volume: volume.clamp(*VoiceLevel::VOLUMES.start(), *VoiceLevel::VOLUMES.end()),
+                };
+                let text = if next == v {
+                    w.voice_limit.clone()
+                } else {
+                    match change {
+                        VoiceChange::Faster => w.faster.clone(),
+                        VoiceChange::Slower => w.slower.clone(),
+                        VoiceChange::Louder => w.louder.clone(),
+                        VoiceChange::Quieter => w.quieter.clone(),
+                    }
+                };
+                self.voice = next;
+                // The new voice speaks its own confirmation.
+                self.emit(
+                    out,
+                    EventKind::Voice {
+                        rate: next.rate,
+                        volume: next.volume,
+                    },
+                );
+                text
+            }
             Command::Press(b @ (Button::Resign | Button::NewGame | Button::Takeback)) => {
                 let confirmed = self
                     .unconfirmed

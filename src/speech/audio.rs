@@ -23,6 +23,7 @@ pub enum Earcon {
     Illegal,
     Mismatch,
     LowTime,
+    Flag,
 }
 
 impl std::str::FromStr for Earcon {
@@ -34,9 +35,10 @@ impl std::str::FromStr for Earcon {
             "illegal" => Earcon::Illegal,
             "mismatch" => Earcon::Mismatch,
             "low_time" => Earcon::LowTime,
+            "flag" => Earcon::Flag,
             _ => {
                 return Err(format!(
-                    "unknown sound '{s}' (accepted: lift, move, illegal, mismatch, low_time)"
+                    "unknown sound '{s}' (accepted: lift, move, illegal, mismatch, low_time, flag)"
                 ))
             }
         })
@@ -51,6 +53,7 @@ pub fn earcon(e: Earcon) -> Vec<i16> {
         Earcon::Illegal => &[(330.0, 120), (220.0, 180)],
         Earcon::Mismatch => &[(440.0, 90), (0.0, 60), (440.0, 90)],
         Earcon::LowTime => &[(1000.0, 70), (0.0, 50), (1000.0, 70)],
+        Earcon::Flag => &[(880.0, 90), (660.0, 90), (440.0, 200)],
     };
     let mut out = Vec::new();
     for &(freq, ms) in tones {
@@ -186,6 +189,11 @@ impl Player {
             r.speaking = false;
         }
         self.shared.more.notify_all();
+    }
+
+    /// Sets the loudness (1.0 is as synthesized) for what is written from now on.
+    pub fn set_volume(&mut self, volume: f32) {
+        self.volume = volume.clamp(0.0, 2.0);
     }
 
     /// Queues samples for playing.
@@ -468,6 +476,7 @@ mod tests {
             Earcon::Illegal,
             Earcon::Mismatch,
             Earcon::LowTime,
+            Earcon::Flag,
         ] {
             let s = earcon(e);
             let ms = s.len() as u32 * 1000 / SAMPLE_RATE;

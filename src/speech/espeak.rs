@@ -134,6 +134,11 @@ impl Synth for EspeakSynth {
         "espeak"
     }
 
+    fn set_rate(&mut self, words_a_minute: u32) -> bool {
+        self.voice.rate = words_a_minute.clamp(80, 450);
+        true
+    }
+
     fn speak(
         &mut self,
         text: &str,

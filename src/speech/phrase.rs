@@ -160,7 +160,23 @@ pub struct Words {
     pub rank: String,
     pub file_word: String,
     pub help: String,
+    pub one_minute: String,
+    pub one_second: String,
+    pub low_time: String,
+    pub clock_started: String,
+    pub faster: String,
+    pub slower: String,
+    pub louder: String,
+    pub quieter: String,
+    pub voice_limit: String,
+    pub keys_intro: String,
+    pub long_press: String,
+    /// The spoken name of each command, in the order of `control::COMMAND_NAMES`.
+    pub commands: [String; COMMAND_COUNT],
 }
+
+/// How many commands there are (`control::COMMAND_NAMES`).
+pub const COMMAND_COUNT: usize = 25;
 
 /// Defines, from one list of the table's single-word fields, the config keys, the setter and the
 /// list of all texts, so that the three cannot drift apart.
@@ -168,7 +184,7 @@ macro_rules! word_fields {
     ($($f:ident),* $(,)?) => {
         impl Words {
             /// The keys of `[speech.words]`.
-            pub const KEYS: &'static [&'static str] = &["files", "ranks", "pieces", $(stringify!($f)),*];
+            pub const KEYS: &'static [&'static str] = &["files", "ranks", "pieces", "commands", $(stringify!($f)),*];
 
             /// Every text of the table.
             pub fn all_texts(&self) -> Vec<&str> {
@@ -176,6 +192,7 @@ macro_rules! word_fields {
                 v.extend(self.files.iter().map(String::as_str));
                 v.extend(self.ranks.iter().map(String::as_str));
                 v.extend(self.pieces.iter().map(String::as_str));
+                v.extend(self.commands.iter().map(String::as_str));
                 $( v.push(&self.$f); )*
                 v
             }
@@ -186,6 +203,7 @@ macro_rules! word_fields {
                     "files" => self.files = word_list(key, value)?,
                     "ranks" => self.ranks = word_list(key, value)?,
                     "pieces" => self.pieces = word_list(key, value)?,
+                    "commands" => self.commands = word_list(key, value)?,
                     $( stringify!($f) => {
                         self.$f = value
                             .as_str()
@@ -246,6 +264,25 @@ word_fields!(
     board_connected,
     board_lost,
     board_reconnected,
+    board_waiting,
+    confirm,
+    paused,
+    resumed,
+    empty,
+    rank,
+    file_word,
+    help,
+    one_minute,
+    one_second,
+    low_time,
+    clock_started,
+    faster,
+    slower,
+    louder,
+    quieter,
+    voice_limit,
+    keys_intro,
+    long_press,
 );
 
 fn word_list<const N: usize>(key: &str, value: &toml::Value) -> Result<[String; N], String> {
@@ -339,6 +376,44 @@ impl Words {
             rank: "Reihe".into(),
             file_word: "Linie".into(),
             help: "Befehle: letzter Zug, Züge, Zeit, am Zug, Stellung, Reihe, Linie, Feld, Umwandlung, Remis, Reklamation, Aufgabe, J'adoube, Pause, weiter, neue Partie, zurücknehmen, Hilfe".into(),
+            one_minute: "eine Minute".into(),
+            one_second: "eine Sekunde".into(),
+            low_time: "{side} noch {time}".into(),
+            clock_started: "Uhr läuft".into(),
+            faster: "Schneller".into(),
+            slower: "Langsamer".into(),
+            louder: "Lauter".into(),
+            quieter: "Leiser".into(),
+            voice_limit: "Grenze erreicht".into(),
+            keys_intro: "Tasten".into(),
+            long_press: "lang".into(),
+            commands: s([
+                "letzter Zug",
+                "Züge",
+                "Zeit",
+                "am Zug",
+                "Stellung",
+                "Reihe",
+                "Linie",
+                "Feld",
+                "Umwandlung",
+                "Remis",
+                "Reklamation",
+                "Aufgabe",
+                "J'adoube",
+                "Pause",
+                "weiter",
+                "neue Partie",
+                "zurücknehmen",
+                "Hilfe",
+                "Uhr",
+                "Uhr starten",
+                "Pause oder weiter",
+                "schneller",
+                "langsamer",
+                "lauter",
+                "leiser",
+            ]),
         }
     }
 
@@ -402,6 +477,44 @@ impl Words {
             rank: "Rank".into(),
             file_word: "File".into(),
             help: "Commands: last, moves, time, turn, position, rank, file, square, promote, draw, claim, resign, adjust, pause, resume, new game, takeback, help".into(),
+            one_minute: "one minute".into(),
+            one_second: "one second".into(),
+            low_time: "{side}: {time} left".into(),
+            clock_started: "Clock started".into(),
+            faster: "Faster".into(),
+            slower: "Slower".into(),
+            louder: "Louder".into(),
+            quieter: "Quieter".into(),
+            voice_limit: "Limit reached".into(),
+            keys_intro: "Keys".into(),
+            long_press: "held".into(),
+            commands: s([
+                "last move",
+                "moves",
+                "time",
+                "turn",
+                "position",
+                "rank",
+                "file",
+                "square",
+                "promote",
+                "draw",
+                "claim",
+                "resign",
+                "adjust",
+                "pause",
+                "resume",
+                "new game",
+                "takeback",
+                "help",
+                "clock",
+                "start the clock",
+                "pause or resume",
+                "faster",
+                "slower",
+                "louder",
+                "quieter",
+            ]),
         }
     }
 
@@ -465,6 +578,44 @@ impl Words {
             rank: "Orizontala".into(),
             file_word: "Verticala".into(),
             help: "Comenzi: ultima mutare, mutări, timp, la mutare, poziție, orizontală, verticală, câmp, transformare, remiză, cerere, abandon, ajustez, pauză, continuare, partidă nouă, retragere, ajutor".into(),
+            one_minute: "un minut".into(),
+            one_second: "o secundă".into(),
+            low_time: "{side} mai are {time}".into(),
+            clock_started: "Ceasul a pornit".into(),
+            faster: "Mai repede".into(),
+            slower: "Mai lent".into(),
+            louder: "Mai tare".into(),
+            quieter: "Mai încet".into(),
+            voice_limit: "Limită atinsă".into(),
+            keys_intro: "Taste".into(),
+            long_press: "lung".into(),
+            commands: s([
+                "ultima mutare",
+                "mutări",
+                "timp",
+                "la mutare",
+                "poziție",
+                "orizontală",
+                "verticală",
+                "câmp",
+                "transformare",
+                "remiză",
+                "cerere",
+                "abandon",
+                "ajustez",
+                "pauză",
+                "continuare",
+                "partidă nouă",
+                "retragere",
+                "ajutor",
+                "ceas",
+                "pornește ceasul",
+                "pauză sau continuare",
+                "mai repede",
+                "mai lent",
+                "mai tare",
+                "mai încet",
+            ]),
         }
     }
 
@@ -526,6 +677,44 @@ impl Words {
             rank: "Rad".into(),
             file_word: "Linje".into(),
             help: "Kommandon: senaste drag, drag, tid, vid draget, ställning, rad, linje, ruta, förvandling, remi, reklamation, uppgivet, justerar, paus, fortsätt, nytt parti, ta tillbaka, hjälp".into(),
+            one_minute: "en minut".into(),
+            one_second: "en sekund".into(),
+            low_time: "{side} har {time} kvar".into(),
+            clock_started: "Klockan startad".into(),
+            faster: "Snabbare".into(),
+            slower: "Långsammare".into(),
+            louder: "Högre".into(),
+            quieter: "Tystare".into(),
+            voice_limit: "Gränsen nådd".into(),
+            keys_intro: "Tangenter".into(),
+            long_press: "länge".into(),
+            commands: s([
+                "senaste drag",
+                "drag",
+                "tid",
+                "vid draget",
+                "ställning",
+                "rad",
+                "linje",
+                "ruta",
+                "förvandling",
+                "remi",
+                "reklamation",
+                "uppgivet",
+                "justerar",
+                "paus",
+                "fortsätt",
+                "nytt parti",
+                "ta tillbaka",
+                "hjälp",
+                "klocka",
+                "starta klockan",
+                "paus eller fortsätt",
+                "snabbare",
+                "långsammare",
+                "högre",
+                "tystare",
+            ]),
         }
     }
 
@@ -703,12 +892,28 @@ impl Phrases {
     /// A duration as "4 Minuten 30 Sekunden".
     pub fn duration(&self, ms: i64) -> String {
         let secs = (ms.max(0) + 999) / 1000;
-        let (m, s) = (secs / 60, secs % 60);
-        match (m, s) {
-            (0, s) => format!("{s} {}", self.words.seconds),
-            (m, 0) => format!("{m} {}", self.words.minutes),
-            (m, s) => format!("{m} {} {s} {}", self.words.minutes, self.words.seconds),
+        let w = &self.words;
+        let minutes = |m: i64| match m {
+            1 => w.one_minute.clone(),
+            m => format!("{m} {}", w.minutes),
+        };
+        let seconds = |s: i64| match s {
+            1 => w.one_second.clone(),
+            s => format!("{s} {}", w.seconds),
+        };
+        match (secs / 60, secs % 60) {
+            (0, s) => seconds(s),
+            (m, 0) => minutes(m),
+            (m, s) => format!("{} {}", minutes(m), seconds(s)),
         }
+    }
+
+    /// A low-time warning: "Weiß noch eine Minute".
+    pub fn low_time(&self, side: Color, left_ms: i64) -> String {
+        self.words
+            .low_time
+            .replace("{side}", self.words.color(side))
+            .replace("{time}", &self.duration(left_ms))
     }
 }
 
@@ -945,13 +1150,16 @@ mod tests {
         // Every key is settable, and every text of the table is listed.
         for key in Words::KEYS
             .iter()
-            .filter(|k| !matches!(**k, "files" | "ranks" | "pieces"))
+            .filter(|k| !matches!(**k, "files" | "ranks" | "pieces" | "commands"))
         {
             w.set(key, &toml::Value::String(format!("<{key}>")))
                 .unwrap();
         }
         let texts = w.all_texts();
-        assert_eq!(texts.len(), 8 + 8 + 6 + Words::KEYS.len() - 3);
+        assert_eq!(
+            texts.len(),
+            8 + 8 + 6 + COMMAND_COUNT + Words::KEYS.len() - 4
+        );
         assert!(texts.contains(&"<board_lost>"));
     }
 
@@ -959,7 +1167,13 @@ mod tests {
     fn durations_round_up_to_the_second() {
         let p = Phrases::new(Lang::De, Style::Short, FileWords::Phonetic);
         assert_eq!(p.duration(270_000), "4 Minuten 30 Sekunden");
-        assert_eq!(p.duration(59_001), "1 Minuten");
+        assert_eq!(p.duration(59_001), "eine Minute");
+        assert_eq!(p.duration(61_000), "eine Minute eine Sekunde");
+        assert_eq!(p.duration(1_000), "eine Sekunde");
+        assert_eq!(p.low_time(Color::White, 60_000), "Weiß noch eine Minute");
+        assert_eq!(p.low_time(Color::Black, 10_000), "Schwarz noch 10 Sekunden");
+        let en = Phrases::new(Lang::En, Style::Short, FileWords::Phonetic);
+        assert_eq!(en.low_time(Color::White, 300_000), "White: 5 minutes left");
         assert_eq!(p.duration(9_500), "10 Sekunden");
     }
 }

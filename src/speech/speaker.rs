@@ -74,6 +74,7 @@ impl Default for Announce {
                 Earcon::Illegal,
                 Earcon::Mismatch,
                 Earcon::LowTime,
+                Earcon::Flag,
             ],
         }
     }
@@ -86,6 +87,8 @@ pub struct Spoken {
     pub earcon: Option<Earcon>,
     /// A move was taken back: announcements from this ply on are void.
     pub retract: Option<u32>,
+    /// The voice was changed: rate (words a minute) and volume (percent).
+    pub voice: Option<(u32, u32)>,
 }
 
 /// Maps a game event to speech, by the announce settings. Pure.
@@ -95,6 +98,7 @@ pub fn spoken(kind: &EventKind, a: &Announce, phrases: &super::phrase::Phrases) 
         text: None,
         earcon: None,
         retract: None,
+        voice: None,
     };
     match kind {
         EventKind::Move {
@@ -109,7 +113,7 @@ pub fn spoken(kind: &EventKind, a: &Announce, phrases: &super::phrase::Phrases) 
             Spoken {
                 text: wanted.then(|| (say.clone(), Class::Move, Some(*ply))),
                 earcon: sound(Earcon::Move),
-                retract: None,
+                ..nothing
             }
         }
         EventKind::Touched { square, piece, .. } => Spoken {
@@ -117,7 +121,7 @@ pub fn spoken(kind: &EventKind, a: &Announce, phrases: &super::phrase::Phrases) 
                 .touched
                 .then(|| (phrases.piece_on(*piece, *square), Class::Info, None)),
             earcon: sound(Earcon::Lift),
-            retract: None,
+            ..nothing
         },
         EventKind::Say { text, priority } => {
             let class = match priority {
@@ -143,6 +147,22 @@ pub fn spoken(kind: &EventKind, a: &Announce, phrases: &super::phrase::Phrases) 
             retract: Some(*ply),
             ..nothing
         },
+        EventKind::TimeWarning { say, .. } => Spoken {
+            text: Some((say.clone(), Class::Error, None)),
+            earcon: sound(Earcon::LowTime),
+            ..nothing
+        },
+        EventKind::GameOver {
+            reason: "time_forfeit",
+            ..
+        } => Spoken {
+            earcon: sound(Earcon::Flag),
+            ..nothing
+        },
+        EventKind::Voice { rate, volume } => Spoken {
+            voice: Some((*rate, *volume)),
+            ..nothing
+        },
         _ => nothing,
     }
 }
@@ -151,6 +171,8 @@ enum Cmd {
     Say(Item, Instant),
     Retract(u32),
     Earcon(Earcon),
+    /// Rate (words a minute) and volume (percent) from the next phrase on.
+    Voice(u32, u32),
     /// Answer when everything queued has been played.
     Sync(Sender<()>),
     Finish,
@@ -251,6 +273,9 @@ impl Speaker {
         if let Some(ply) = s.retract {
             let _ = self.tx.send(Cmd::Retract(ply));
         }
+        if let Some((rate, volume)) = s.voice {
+            let _ = self.tx.send(Cmd::Voice(rate, volume));
+        }
         if let Some(e) = s.earcon {
             let _ = self.tx.send(Cmd::Earcon(e));
         }
@@ -284,6 +309,8 @@ struct State {
     submitted: HashMap<u64, Instant>,
     finishing: bool,
     report: Report,
+    /// A new speech rate, for the synthesizer before its next phrase.
+    rate: Option<u32>,
 }
 
 impl State {
@@ -317,6 +344,11 @@ impl State {
                 self.syncs.push(tx);
                 false
             }
+            Cmd::Voice(rate, volume) => {
+                self.rate = Some(rate);
+                player.set_volume(volume as f32 / 100.0);
+                false
+            }
             Cmd::Finish => {
                 self.finishing = true;
                 false
@@ -338,6 +370,7 @@ fn run(
         submitted: HashMap::new(),
         finishing: false,
         report: Report::default(),
+        rate: None,
     };
     st.report.no_device = player.no_device.clone();
     loop {
@@ -360,6 +393,9 @@ fn run(
             }
             continue;
         };
+        if let Some(rate) = st.rate.take() {
+            synth.set_rate(rate);
+        }
         let speaking = Some((item.class, item.ply));
         player.mark(item.id);
         let mut interrupted = false;

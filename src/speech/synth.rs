@@ -31,6 +31,11 @@ pub trait Synth: Send {
         text: &str,
         sink: &mut dyn FnMut(&[i16]) -> bool,
     ) -> Result<(), SpeechError>;
+    /// Sets the speech rate in words a minute (`rate up`, `rate down`); false when the backend
+    /// cannot change it (recorded words keep their pace).
+    fn set_rate(&mut self, _words_a_minute: u32) -> bool {
+        false
+    }
 }
 
 /// Which backend to use.

@@ -1,18 +1,53 @@
-//! The control socket: a Unix domain socket that takes one command a line (`time`, `moves 5`,
-//! `square e4`, ...) and answers each with one JSON line holding the text spoken. `chessboardd
-//! ctl` is its client; scripts, kiosks and the arbiter use it.
+//! The controls: one command language (`time`, `moves 5`, `square e4`, ...) for three input
+//! paths. The control socket (a Unix domain socket, one command a line, one JSON answer a line;
+//! `chessboardd ctl` is its client), a USB keypad or keyboard ([`keypad`]), and buttons on GPIO
+//! lines ([`buttons`]). Keys and buttons are mapped to commands by [`keys::KeyMap`].
+
+pub mod buttons;
+pub mod keypad;
+pub mod keys;
 
 use std::str::FromStr;
 
 use shakmaty::{Color, File, Rank, Role, Square};
 
 use crate::engine::tracker::Command;
-use crate::engine::Button;
+use crate::engine::{Button, VoiceChange};
 
 /// The command names, for help and errors.
 pub const COMMANDS: &str =
     "last, moves N, time, turn, position [white|black] [PIECE], rank N, file X, \
-square SQ, promote PIECE, draw, claim, resign, adjust, pause, resume, new-game, takeback, help";
+square SQ, promote PIECE, draw, claim, resign, adjust, pause, resume, new-game, takeback, help, \
+clock, start, toggle-pause, rate up|down, volume up|down";
+
+/// Every command's name, in the order of the spoken names (`[speech.words] commands`).
+pub const COMMAND_NAMES: [&str; crate::speech::phrase::COMMAND_COUNT] = [
+    "last",
+    "moves",
+    "time",
+    "turn",
+    "position",
+    "rank",
+    "file",
+    "square",
+    "promote",
+    "draw",
+    "claim",
+    "resign",
+    "adjust",
+    "pause",
+    "resume",
+    "new-game",
+    "takeback",
+    "help",
+    "clock",
+    "start",
+    "toggle-pause",
+    "rate up",
+    "rate down",
+    "volume up",
+    "volume down",
+];
 
 fn role(s: &str) -> Option<Role> {
     Some(match s.to_ascii_lowercase().as_str() {
@@ -97,10 +132,24 @@ impl FromStr for Parsed {
             ("new-game", 0) => Command::Press(Button::NewGame),
             ("takeback", 0) => Command::Press(Button::Takeback),
             ("help", 0) => Command::Help,
+            ("clock", 0) => Command::Press(Button::Clock),
+            ("start", 0) => Command::Start,
+            ("toggle-pause", 0) => Command::TogglePause,
+            ("rate", 1) => match arg(0) {
+                Some("up") => Command::Voice(VoiceChange::Faster),
+                Some("down") => Command::Voice(VoiceChange::Slower),
+                _ => return Err(bad("up or down")),
+            },
+            ("volume", 1) => match arg(0) {
+                Some("up") => Command::Voice(VoiceChange::Louder),
+                Some("down") => Command::Voice(VoiceChange::Quieter),
+                _ => return Err(bad("up or down")),
+            },
             (
                 "last" | "moves" | "time" | "turn" | "position" | "rank" | "file" | "square"
                 | "promote" | "draw" | "claim" | "resign" | "adjust" | "pause" | "resume"
-                | "new-game" | "takeback" | "help",
+                | "new-game" | "takeback" | "help" | "clock" | "start" | "toggle-pause" | "rate"
+                | "volume",
                 _,
             ) => return Err(bad("wrong number of arguments")),
             _ => return Err(format!("unknown command '{name}' (commands: {COMMANDS})")),
@@ -156,6 +205,25 @@ mod tests {
         }
         assert_eq!(p("pause"), Ok(Command::Pause));
         assert_eq!(p("help"), Ok(Command::Help));
+        assert_eq!(p("clock"), Ok(Command::Press(Button::Clock)));
+        assert_eq!(p("start"), Ok(Command::Start));
+        assert_eq!(p("toggle-pause"), Ok(Command::TogglePause));
+        assert_eq!(p("rate up"), Ok(Command::Voice(VoiceChange::Faster)));
+        assert_eq!(p("rate down"), Ok(Command::Voice(VoiceChange::Slower)));
+        assert_eq!(p("volume up"), Ok(Command::Voice(VoiceChange::Louder)));
+        assert_eq!(p("volume down"), Ok(Command::Voice(VoiceChange::Quieter)));
+        // Every name of the spoken list is a command.
+        for name in COMMAND_NAMES {
+            let line = match name {
+                "moves" => "moves 3",
+                "rank" => "rank 1",
+                "file" => "file a",
+                "square" => "square e4",
+                "promote" => "promote queen",
+                n => n,
+            };
+            assert!(p(line).is_ok(), "{line}");
+        }
         for bad in [
             "",
             "jump",
@@ -167,6 +235,9 @@ mod tests {
             "promote king",
             "time now",
             "position green",
+            "rate",
+            "rate sideways",
+            "volume 3",
         ] {
             assert!(p(bad).is_err(), "{bad}");
         }

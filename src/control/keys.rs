@@ -1,0 +1,421 @@
+//! Keys and buttons mapped to commands, with short and long presses.
+//!
+//! A key map binds a key (a Linux key name such as `KP0`, or a GPIO button) to a command for a
+//! short press and, optionally, another for a long press. A key without a long binding acts as
+//! soon as it goes down; a key with one acts when it is released (short) or when it has been held
+//! for the long-press time (long), so the player hears the answer while still holding it.
+
+use std::collections::BTreeMap;
+
+use crate::engine::Millis;
+use crate::speech::phrase::Phrases;
+
+/// Linux input key codes (`KEY_*` in linux/input-event-codes.h) of the keys a numeric keypad or
+/// a keyboard has, by name without the `KEY_` prefix.
+pub const KEY_CODES: &[(&str, u16)] = &[
+    ("ESC", 1),
+    ("1", 2),
+    ("2", 3),
+    ("3", 4),
+    ("4", 5),
+    ("5", 6),
+    ("6", 7),
+    ("7", 8),
+    ("8", 9),
+    ("9", 10),
+    ("0", 11),
+    ("MINUS", 12),
+    ("EQUAL", 13),
+    ("BACKSPACE", 14),
+    ("TAB", 15),
+    ("Q", 16),
+    ("W", 17),
+    ("E", 18),
+    ("R", 19),
+    ("T", 20),
+    ("Y", 21),
+    ("U", 22),
+    ("I", 23),
+    ("O", 24),
+    ("P", 25),
+    ("ENTER", 28),
+    ("A", 30),
+    ("S", 31),
+    ("D", 32),
+    ("F", 33),
+    ("G", 34),
+    ("H", 35),
+    ("J", 36),
+    ("K", 37),
+    ("L", 38),
+    ("Z", 44),
+    ("X", 45),
+    ("C", 46),
+    ("V", 47),
+    ("B", 48),
+    ("N", 49),
+    ("M", 50),
+    ("KPASTERISK", 55),
+    ("SPACE", 57),
+    ("F1", 59),
+    ("F2", 60),
+    ("F3", 61),
+    ("F4", 62),
+    ("F5", 63),
+    ("F6", 64),
+    ("F7", 65),
+    ("F8", 66),
+    ("F9", 67),
+    ("F10", 68),
+    ("NUMLOCK", 69),
+    ("KP7", 71),
+    ("KP8", 72),
+    ("KP9", 73),
+    ("KPMINUS", 74),
+    ("KP4", 75),
+    ("KP5", 76),
+    ("KP6", 77),
+    ("KPPLUS", 78),
+    ("KP1", 79),
+    ("KP2", 80),
+    ("KP3", 81),
+    ("KP0", 82),
+    ("KPDOT", 83),
+    ("F11", 87),
+    ("F12", 88),
+    ("KPENTER", 96),
+    ("KPSLASH", 98),
+    ("UP", 103),
+    ("LEFT", 105),
+    ("RIGHT", 106),
+    ("DOWN", 108),
+    ("KPEQUAL", 117),
+    ("KPCOMMA", 121),
+];
+
+/// The code of a key name (`KP0`, `kpenter`, `KEY_SPACE`).
+pub fn key_code(name: &str) -> Option<u16> {
+    let upper = name.to_ascii_uppercase();
+    let bare = upper.strip_prefix("KEY_").unwrap_or(&upper);
+    KEY_CODES.iter().find(|(n, _)| *n == bare).map(|(_, c)| *c)
+}
+
+/// The name of a key code, if it is one of [`KEY_CODES`].
+pub fn key_name(code: u16) -> Option<&'static str> {
+    KEY_CODES.iter().find(|(_, c)| *c == code).map(|(n, _)| *n)
+}
+
+/// How a key is named in the spoken help: its symbol, read by the voice in its own language.
+fn spoken_key(name: &str) -> String {
+    let sym = match name {
+        "KPENTER" | "ENTER" => "Enter",
+        "KPPLUS" => "+",
+        "KPMINUS" | "MINUS" => "-",
+        "KPASTERISK" => "*",
+        "KPSLASH" => "/",
+        "KPDOT" => ".",
+        "KPCOMMA" => ",",
+        "KPEQUAL" | "EQUAL" => "=",
+        "NUMLOCK" => "Num",
+        other => other.strip_prefix("KP").unwrap_or(other),
+    };
+    sym.to_string()
+}
+
+/// What a key does: a command for a short press, and one for a long press.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Binding {
+    pub short: Option<String>,
+    pub long: Option<String>,
+}
+
+/// The key map of a keypad or keyboard: key code to binding.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyMap(pub BTreeMap<u16, Binding>);
+
+/// The default key map (README "Keypad"): a numeric keypad, with the digit row and Enter of a
+/// keyboard doing the same as the keypad's.
+pub const DEFAULT_KEYS: &[(&str, &str, Option<&str>)] = &[
+    ("KP0", "last", Some("turn")),
+    ("KP1", "time", Some("moves 10")),
+    ("KP2", "position", Some("position white")),
+    ("KP3", "moves 5", Some("position black")),
+    ("KP4", "draw", Some("resign")),
+    ("KP5", "claim", Some("takeback")),
+    ("KP6", "promote knight", Some("new-game")),
+    ("KP7", "promote queen", None),
+    ("KP8", "promote rook", None),
+    ("KP9", "promote bishop", None),
+    ("KPDOT", "adjust", None),
+    ("KPENTER", "clock", Some("toggle-pause")),
+    ("KPPLUS", "volume up", None),
+    ("KPMINUS", "volume down", None),
+    ("KPASTERISK", "rate up", None),
+    ("KPSLASH", "rate down", None),
+    ("NUMLOCK", "help", None),
+];
+
+impl Default for KeyMap {
+    fn default() -> KeyMap {
+        let mut map = BTreeMap::new();
+        for (name, short, long) in DEFAULT_KEYS {
+            let binding = Binding {
+                short: Some(short.to_string()),
+                long: long.map(str::to_string),
+            };
+            if let Some(code) = key_code(name) {
+                map.insert(code, binding.clone());
+            }
+            // The digit row and Enter of a keyboard.
+            let twin = match *name {
+                "KPENTER" => Some("ENTER".to_string()),
+                n => n
+                    .strip_prefix("KP")
+                    .filter(|d| d.len() == 1 && d.as_bytes()[0].is_ascii_digit())
+                    .map(str::to_string),
+            };
+            if let Some(code) = twin.as_deref().and_then(key_code) {
+                map.insert(code, binding);
+            }
+        }
+        KeyMap(map)
+    }
+}
+
+impl KeyMap {
+    /// The help for these keys: "Tasten: 0 letzter Zug, lang am Zug; 1 Zeit, ...". Keys of
+    /// the keyboard that only repeat a keypad key are left out.
+    pub fn help(&self, phrases: &Phrases) -> String {
+        let w = &phrases.words;
+        let mut seen: Vec<&Binding> = Vec::new();
+        let mut parts = Vec::new();
+        let mut keys: Vec<(&str, &Binding)> = self
+            .0
+            .iter()
+            .filter_map(|(code, b)| key_name(*code).map(|n| (n, b)))
+            .collect();
+        // Keypad keys first, so that the keyboard's twins are the ones left out.
+        keys.sort_by_key(|(n, _)| (!n.starts_with("KP") && *n != "NUMLOCK", *n));
+        for (name, b) in keys {
+            if seen.contains(&b) {
+                continue;
+            }
+            seen.push(b);
+            parts.push(binding_help(&spoken_key(name), b, phrases));
+        }
+        format!("{}: {}", w.keys_intro, parts.join("; "))
+    }
+}
+
+/// "0 letzter Zug, lang am Zug".
+pub fn binding_help(key: &str, b: &Binding, phrases: &Phrases) -> String {
+    let mut s = key.to_string();
+    if let Some(c) = &b.short {
+        s.push(' ');
+        s.push_str(&spoken_command(c, phrases));
+    }
+    if let Some(c) = &b.long {
+        s.push_str(&format!(
+            ", {} {}",
+            phrases.words.long_press,
+            spoken_command(c, phrases)
+        ));
+    }
+    s
+}
+
+/// A command line in words: its name from the language's list, its arguments as words.
+pub fn spoken_command(line: &str, phrases: &Phrases) -> String {
+    let w = &phrases.words;
+    let names = &super::COMMAND_NAMES;
+    // The longest name the line starts with ("rate up" before "rate").
+    let Some((i, name)) = names
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| line == **n || line.starts_with(&format!("{n} ")))
+        .max_by_key(|(_, n)| n.len())
+    else {
+        return line.to_string();
+    };
+    let mut out = w.commands[i].clone();
+    for arg in line[name.len()..].split_whitespace() {
+        out.push(' ');
+        let piece = ["king", "queen", "rook", "bishop", "knight", "pawn"]
+            .iter()
+            .position(|p| *p == arg.to_ascii_lowercase());
+        match arg {
+            "white" => out.push_str(&w.white),
+            "black" => out.push_str(&w.black),
+            _ => match piece {
+                Some(p) => out.push_str(&w.pieces[p]),
+                None => out.push_str(arg),
+            },
+        }
+    }
+    out
+}
+
+/// A key went down or up, or was held long enough.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KeyEvent {
+    Down(u16),
+    Up(u16),
+}
+
+/// Turns key downs and ups into commands, short and long presses told apart by time. Pure: the
+/// caller gives the time of each event and calls [`Presses::advance`] at [`Presses::due`].
+#[derive(Clone, Debug)]
+pub struct Presses {
+    map: KeyMap,
+    long_ms: Millis,
+    /// Keys held: since when, and whether the long press has fired.
+    held: BTreeMap<u16, (Millis, bool)>,
+}
+
+impl Presses {
+    pub fn new(map: KeyMap, long_ms: Millis) -> Presses {
+        Presses {
+            map,
+            long_ms,
+            held: BTreeMap::new(),
+        }
+    }
+
+    /// The commands a key event gives at `t`.
+    pub fn event(&mut self, t: Millis, e: KeyEvent) -> Vec<String> {
+        let mut out = self.advance(t);
+        match e {
+            KeyEvent::Down(code) => {
+                let Some(b) = self.map.0.get(&code) else {
+                    return out;
+                };
+                if self.held.contains_key(&code) {
+                    return out;
+                }
+                if b.long.is_some() {
+                    self.held.insert(code, (t, false));
+                } else {
+                    self.held.insert(code, (t, true));
+                    out.extend(b.short.clone());
+                }
+            }
+            KeyEvent::Up(code) => {
+                if let Some((_, fired)) = self.held.remove(&code) {
+                    if !fired {
+                        out.extend(self.map.0.get(&code).and_then(|b| b.short.clone()));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// When a held key becomes a long press.
+    pub fn due(&self) -> Option<Millis> {
+        self.held
+            .values()
+            .filter(|(_, fired)| !fired)
+            .map(|(since, _)| since.saturating_add(self.long_ms))
+            .min()
+    }
+
+    /// The long presses that are due by `t`.
+    pub fn advance(&mut self, t: Millis) -> Vec<String> {
+        let mut out = Vec::new();
+        for (code, (since, fired)) in self.held.iter_mut() {
+            if !*fired && since.saturating_add(self.long_ms) <= t {
+                *fired = true;
+                out.extend(self.map.0.get(code).and_then(|b| b.long.clone()));
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::speech::phrase::{FileWords, Lang, Style};
+
+    fn kp(n: &str) -> u16 {
+        key_code(n).unwrap()
+    }
+
+    #[test]
+    fn key_names_and_codes() {
+        assert_eq!(key_code("KP0"), Some(82));
+        assert_eq!(key_code("kpenter"), Some(96));
+        assert_eq!(key_code("KEY_SPACE"), Some(57));
+        assert_eq!(key_code("KP10"), None);
+        assert_eq!(key_name(98), Some("KPSLASH"));
+        // No two names for one code, no two codes for one name.
+        for (i, (n, c)) in KEY_CODES.iter().enumerate() {
+            for (m, d) in &KEY_CODES[i + 1..] {
+                assert!(n != m && c != d, "{n} {m}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_default_binding_is_a_command() {
+        for (name, short, long) in DEFAULT_KEYS {
+            assert!(key_code(name).is_some(), "{name}");
+            for c in std::iter::once(short).chain(long.iter()) {
+                assert!(c.parse::<super::super::Parsed>().is_ok(), "{c}");
+            }
+        }
+        let map = KeyMap::default();
+        assert_eq!(map.0.get(&kp("0")), map.0.get(&kp("KP0")));
+        assert_eq!(map.0.get(&kp("ENTER")), map.0.get(&kp("KPENTER")));
+    }
+
+    #[test]
+    fn short_and_long_presses() {
+        let mut p = Presses::new(KeyMap::default(), 800);
+        // No long binding: at once, on the way down.
+        assert_eq!(p.event(0, KeyEvent::Down(kp("KP7"))), ["promote queen"]);
+        assert!(p.event(50, KeyEvent::Up(kp("KP7"))).is_empty());
+        // A long binding: a short press acts on release.
+        assert!(p.event(100, KeyEvent::Down(kp("KP0"))).is_empty());
+        assert_eq!(p.due(), Some(900));
+        assert_eq!(p.event(300, KeyEvent::Up(kp("KP0"))), ["last"]);
+        assert_eq!(p.due(), None);
+        // Held: the long command when the time is up, nothing on release.
+        assert!(p.event(1000, KeyEvent::Down(kp("KP0"))).is_empty());
+        assert!(p.advance(1799).is_empty());
+        assert_eq!(p.advance(1800), ["turn"]);
+        assert!(p.advance(5000).is_empty());
+        assert!(p.event(5100, KeyEvent::Up(kp("KP0"))).is_empty());
+        // Autorepeat downs of a held key are not new presses; unknown keys do nothing.
+        assert!(p.event(6000, KeyEvent::Down(kp("KP4"))).is_empty());
+        assert!(p.event(6300, KeyEvent::Down(kp("KP4"))).is_empty());
+        assert!(p.event(6400, KeyEvent::Down(kp("Q"))).is_empty());
+        assert_eq!(p.event(6500, KeyEvent::Up(kp("KP4"))), ["draw"]);
+        // A long press due when another key's event comes is given first.
+        assert!(p.event(7000, KeyEvent::Down(kp("KP5"))).is_empty());
+        assert_eq!(
+            p.event(8000, KeyEvent::Down(kp("KP9"))),
+            ["takeback", "promote bishop"]
+        );
+    }
+
+    #[test]
+    fn help_names_every_key_in_words() {
+        let de = Phrases::new(Lang::AppendixF, Style::Short, FileWords::Phonetic);
+        let help = KeyMap::default().help(&de);
+        assert!(
+            help.starts_with("Tasten: 0 letzter Zug, lang am Zug; "),
+            "{help}"
+        );
+        assert!(help.contains("2 Stellung, lang Stellung Weiß"), "{help}");
+        assert!(help.contains("7 Umwandlung Dame"), "{help}");
+        assert!(help.contains("Enter Uhr, lang Pause oder weiter"), "{help}");
+        assert!(help.contains("+ lauter"), "{help}");
+        // The keyboard's digit row repeats the keypad: told once.
+        assert_eq!(help.matches("letzter Zug").count(), 1, "{help}");
+        let en = Phrases::new(Lang::En, Style::Short, FileWords::Phonetic);
+        assert!(KeyMap::default()
+            .help(&en)
+            .contains("1 time, held moves 10"));
+    }
+}
