@@ -145,3 +145,266 @@ fn the_control_socket_answers_ctl() {
         .status();
     let _ = daemon.wait();
 }
+
+/// A daemon on a simulated board, with its events read as they come.
+struct Daemon {
+    child: std::process::Child,
+    events: std::sync::mpsc::Receiver<serde_json::Value>,
+    socket: std::path::PathBuf,
+    dir: std::path::PathBuf,
+}
+
+impl Daemon {
+    /// Starts `run` on a simulated board playing `pgn`, `speed` times faster than real time.
+    fn start(name: &str, pgn: &str, speed: u32, extra: &[&str]) -> Daemon {
+        use std::io::BufRead;
+        let dir = std::env::temp_dir().join(format!("chessboardd-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let game = dir.join("game.pgn");
+        std::fs::write(&game, pgn).unwrap();
+        let socket = dir.join("control.sock");
+        let mut child = Proc::new(env!("CARGO_BIN_EXE_chessboardd"))
+            .args(["run", "--board", &format!("sim:{}", game.display())])
+            .args([
+                "--speed",
+                &speed.to_string(),
+                "--speech",
+                "text",
+                "--events-json",
+            ])
+            .args(["--socket", socket.to_str().unwrap()])
+            .args(extra)
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let out = child.stdout.take().unwrap();
+        let (tx, events) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(out).lines().map_while(Result::ok) {
+                if let Ok(v) = serde_json::from_str(&line) {
+                    if tx.send(v).is_err() {
+                        break;
+                    }
+                }
+            }
+        });
+        Daemon {
+            child,
+            events,
+            socket,
+            dir,
+        }
+    }
+
+    /// The first event from now on that `pred` accepts.
+    fn wait_for(&self, what: &str, pred: impl Fn(&serde_json::Value) -> bool) -> serde_json::Value {
+        let until = Instant::now() + Duration::from_secs(30);
+        let mut seen = Vec::new();
+        while Instant::now() < until {
+            if let Ok(v) = self.events.recv_timeout(Duration::from_millis(100)) {
+                if pred(&v) {
+                    return v;
+                }
+                seen.push(v.to_string());
+            }
+        }
+        panic!("no {what} in 30 s; seen:\n{}", seen.join("\n"));
+    }
+
+    /// Waits for the spoken answer `text` (a `say` event).
+    fn said(&self, text: &str) {
+        self.wait_for(text, |v| v["type"] == "say" && v["text"] == text);
+    }
+
+    /// Sends a command through `chessboardd ctl` and returns its answer's text.
+    fn ctl(&self, line: &str) -> String {
+        let o = Proc::new(env!("CARGO_BIN_EXE_chessboardd"))
+            .args(["ctl", "--socket", self.socket.to_str().unwrap()])
+            .args(line.split_whitespace())
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout)
+            .unwrap_or_else(|e| panic!("{line}: not JSON ({e}): {o:?}"));
+        assert_eq!(v["ok"], true, "{line}: {v}");
+        assert_eq!(o.status.code(), Some(0), "{line}");
+        v["text"].as_str().unwrap().to_string()
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = Proc::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+const THREE_PLIES: &str = "[Event \"t\"]\n\n1. e4 e5 2. Nf3 *\n";
+
+/// Every command of the control socket, answered in words, the words also spoken (a `say`).
+#[test]
+fn every_command_through_the_socket() {
+    let d = Daemon::start(
+        "every",
+        THREE_PLIES,
+        4,
+        &["--mode", "casual", "--time-control", "600"],
+    );
+    d.wait_for("Nf3", |v| v["type"] == "move" && v["san"] == "Nf3");
+    let cases: &[(&str, &str)] = &[
+        ("last", "Springer Felix drei"),
+        ("moves 2", "1... Eva fünf, 2. Springer Felix drei"),
+        ("turn", "Schwarz am Zug"),
+        ("position white N", "Weiß: Springer Bella eins, Springer Felix drei"),
+        ("position black K", "Schwarz: König Eva acht"),
+        ("rank 4", "Reihe vier: Weiß: Bauer Eva vier"),
+        ("file e", "Linie Eva: Weiß: König Eva eins, Bauer Eva vier. Schwarz: König Eva acht, Bauer Eva fünf"),
+        ("square e5", "Schwarz Bauer auf Eva fünf"),
+        ("square e3", "Eva drei leer"),
+        ("adjust", "J'adoube"),
+        ("draw", "Weiß bietet Remis an"),
+        ("pause", "Uhr angehalten"),
+        ("resume", "Uhr läuft weiter"),
+        ("toggle-pause", "Uhr angehalten"),
+        ("toggle-pause", "Uhr läuft weiter"),
+        ("rate up", "Schneller"),
+        ("rate down", "Langsamer"),
+        ("volume down", "Leiser"),
+        ("volume up", "Lauter"),
+        ("takeback", "Zum Bestätigen nochmals"),
+        ("takeback", "Zurückgenommen: Springer Felix drei"),
+        ("new-game", "Zum Bestätigen nochmals"),
+        ("new-game", "Neue Partie"),
+        ("resign", "Zum Bestätigen nochmals"),
+        ("resign", "Aufgabe. Schwarz gewinnt"),
+    ];
+    for (line, text) in cases {
+        assert_eq!(d.ctl(line), *text, "{line}");
+        d.said(text);
+    }
+    let time = d.ctl("time");
+    assert!(
+        time.starts_with("0 Züge. Weiß 10 Minuten. Schwarz 10 Minuten"),
+        "{time}"
+    );
+    let help = d.ctl("help");
+    assert!(help.starts_with("Befehle: letzter Zug"), "{help}");
+    // The voice changes go to the speaker as events.
+    d.ctl("rate up");
+    let v = d.wait_for("voice", |v| v["type"] == "voice");
+    assert_eq!(
+        (v["rate"].as_u64(), v["volume"].as_u64()),
+        (Some(200), Some(100))
+    );
+}
+
+/// A player without a screen: a new game waits for the arbiter's start, the clock with a button.
+#[test]
+fn start_and_the_clock_button_through_the_socket() {
+    let dir = std::env::temp_dir().join(format!("chessboardd-btn-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("config.toml");
+    std::fs::write(
+        &config,
+        "[clock]\ntime_control = \"300\"\nswitch = \"button\"\nwait_for_start = true\n",
+    )
+    .unwrap();
+    let d = Daemon::start(
+        "button",
+        "[Event \"t\"]\n\n1. e4 *\n",
+        4,
+        &["--config", config.to_str().unwrap()],
+    );
+    // The pawn stands on e4, but no move is complete before the clock is pressed.
+    d.wait_for("the pawn placed", |v| {
+        v["type"] == "touched" && v["square"] == "e2"
+    });
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(d.ctl("last"), "Noch kein Zug");
+    // The clocks stood: white's five minutes are whole.
+    assert!(d.ctl("time").contains("Weiß 5 Minuten. Schwarz 5 Minuten"));
+    assert_eq!(d.ctl("start"), "Uhr läuft");
+    assert_eq!(d.ctl("clock"), "Eva vier");
+    let m = d.wait_for("e4", |v| v["type"] == "move");
+    assert_eq!(m["san"], "e4");
+    assert!(m["white_ms"].as_i64().unwrap() < 300_000);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Key events as a USB keypad sends them, through a FIFO standing in for its evdev device.
+#[test]
+fn the_keypad_gives_every_command_its_key() {
+    use chessboardd::control::keypad::{encode, EV_KEY};
+    use chessboardd::control::keys::key_code;
+    use std::io::Write;
+    let dir = std::env::temp_dir().join(format!("chessboardd-kp-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("keypad");
+    let _ = std::fs::remove_file(&fifo);
+    let path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o600) }, 0);
+    let d = Daemon::start(
+        "keypad",
+        THREE_PLIES,
+        // Real time: a confirmation (the same key again) is waited for 5 s of the daemon's time.
+        1,
+        &[
+            "--mode",
+            "casual",
+            "--time-control",
+            "600",
+            "--keypad",
+            fifo.to_str().unwrap(),
+        ],
+    );
+    d.wait_for("Nf3", |v| v["type"] == "move" && v["san"] == "Nf3");
+    // Opening for writing waits until the daemon has opened the FIFO for reading.
+    let mut keypad = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+    let mut key = |name: &str, hold_ms: u64| {
+        let code = key_code(name).unwrap();
+        keypad.write_all(&encode(EV_KEY, code, 1)).unwrap();
+        keypad.write_all(&encode(0, 0, 0)).unwrap();
+        keypad.flush().unwrap();
+        std::thread::sleep(Duration::from_millis(hold_ms));
+        keypad.write_all(&encode(EV_KEY, code, 0)).unwrap();
+        keypad.flush().unwrap();
+    };
+    let short = 60;
+    let long = 1300;
+    let cases: &[(&str, u64, &str)] = &[
+        ("KP0", short, "Springer Felix drei"),
+        ("KP0", long, "Schwarz am Zug"),
+        ("KP3", short, "1. Eva vier, 1... Eva fünf, 2. Springer Felix drei"),
+        ("KP2", long, "Weiß: König Eva eins, Dame David eins, Turm Anna eins, Turm Hector eins, Läufer Cesar eins, Läufer Felix eins, Springer Bella eins, Springer Felix drei, Bauer Anna zwei, Bauer Bella zwei, Bauer Cesar zwei, Bauer David zwei, Bauer Felix zwei, Bauer Gustav zwei, Bauer Hector zwei, Bauer Eva vier"),
+        ("KPDOT", short, "J'adoube"),
+        ("KP4", short, "Weiß bietet Remis an"),
+        ("KPENTER", long, "Uhr angehalten"),
+        ("KPENTER", long, "Uhr läuft weiter"),
+        ("KPPLUS", short, "Lauter"),
+        ("KPMINUS", short, "Leiser"),
+        ("KPASTERISK", short, "Schneller"),
+        ("KPSLASH", short, "Langsamer"),
+        ("5", long, "Zum Bestätigen nochmals"),
+        ("KP5", long, "Zurückgenommen: Springer Felix drei"),
+    ];
+    for (name, hold, text) in cases {
+        key(name, *hold);
+        d.said(text);
+    }
+    key("KP1", short);
+    d.wait_for("time", |v| {
+        v["type"] == "say" && v["text"].as_str().unwrap().starts_with("1 Zug. Weiß ")
+    });
+    key("NUMLOCK", short);
+    let help = d.wait_for("help", |v| v["type"] == "say" && v["priority"] == "query");
+    let help = help["text"].as_str().unwrap();
+    assert!(
+        help.contains("Tasten: 0 letzter Zug, lang am Zug"),
+        "{help}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1625,8 +1625,13 @@ impl Engine {
             Button::NewGame => self.new_game(self.now, Chess::default(), false, out),
             Button::Takeback => {
                 if self.s.mode == Mode::Casual && !self.game.plies.is_empty() {
-                    self.phase = Phase::Play;
+                    // The record goes back at once; the board is still to be put back (the
+                    // move standing there is not made again), and is reported if it is not.
                     self.take_back(out);
+                    self.phase = Phase::AwaitRestore {
+                        diff: (Bitboard::EMPTY, Bitboard::EMPTY),
+                    };
+                    self.owe_restored = true;
                     self.evaluate(out);
                 } else {
                     let text = if self.s.mode == Mode::Casual {
@@ -1778,6 +1783,8 @@ impl Engine {
                 self.emit_clock(out);
                 if pause {
                     w.paused.clone()
+                } else if cmd == Command::Start {
+                    w.clock_started.clone()
                 } else {
                     w.resumed.clone()
                 }
@@ -1883,7 +1890,10 @@ impl Engine {
     fn time_text(&self) -> String {
         let w = &self.s.phrases.words;
         let moves = self.game.plies.len().div_ceil(2);
-        let mut text = format!("{moves} {}", w.moves_made);
+        let mut text = match moves {
+            1 => w.one_move.clone(),
+            n => format!("{n} {}", w.moves_made),
+        };
         if let Some(c) = &self.clock {
             let p = &self.s.phrases;
             text = format!(
