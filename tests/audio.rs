@@ -208,3 +208,61 @@ fn the_demo_speaks_every_move() {
     let secs = audible_secs(&out);
     assert!(secs > 34.0 * 0.3, "{secs:.1} s of sound");
 }
+
+/// `rate up` and `volume down` reach the voice: the same phrase, faster and quieter.
+#[test]
+fn rate_and_volume_commands_change_the_voice() {
+    use chessboardd::engine::EventKind;
+    use chessboardd::speech::queue::Class;
+    use chessboardd::speech::speaker::{spoken, Announce, Speaker, SpeechConfig};
+    let dir = home("voice");
+    let phrases = chessboardd::speech::phrase::Phrases::new(
+        Default::default(),
+        Default::default(),
+        Default::default(),
+    );
+    // (rate, volume) as the engine's Voice event carries them; None: as configured.
+    let speak = |name: &str, voice: Option<(u32, u32)>| {
+        let wav = dir.join(format!("{name}.wav"));
+        let cfg = SpeechConfig {
+            audio_out: Some(wav.clone()),
+            ..SpeechConfig::default()
+        };
+        let (mut s, _) = Speaker::start(cfg).unwrap();
+        if let Some((rate, volume)) = voice {
+            s.event(&spoken(
+                &EventKind::Voice { rate, volume },
+                &Announce::default(),
+                &phrases,
+            ));
+        }
+        s.say(
+            "Dame Hector vier schlägt Eva eins Schachmatt",
+            Class::Query,
+            None,
+        );
+        let report = s.finish();
+        assert!(report.errors.is_empty(), "{:?}", report.errors);
+        let r = hound::WavReader::open(&wav).unwrap();
+        let samples: Vec<i16> = r.into_samples::<i16>().map(Result::unwrap).collect();
+        let peak = samples.iter().map(|s| s.unsigned_abs()).max().unwrap_or(0);
+        (audible_secs(&wav), peak)
+    };
+    let (normal_secs, normal_peak) = speak("normal", None);
+    let (fast_secs, fast_peak) = speak("fast", Some((275, 100)));
+    let (_, quiet_peak) = speak("quiet", Some((175, 50)));
+    assert!(
+        fast_secs < normal_secs * 0.8,
+        "rate 275 is not faster: {fast_secs:.2} s against {normal_secs:.2} s"
+    );
+    assert!(
+        (fast_peak as f64) > normal_peak as f64 * 0.8,
+        "the rate changed the loudness"
+    );
+    let ratio = quiet_peak as f64 / normal_peak as f64;
+    assert!(
+        (0.4..0.6).contains(&ratio),
+        "volume 50 gives {ratio:.2} of the peak"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
