@@ -208,6 +208,29 @@ fn levenshtein(a: &str, b: &str) -> usize {
 }
 
 /// Adds "did you mean" to toml's unknown-field messages.
+/// The dotted key written at `offset` (`board.debounce_ms`): the table header above it and the
+/// key of its line. `None` on a header line or where there is no `key =`.
+fn key_at(text: &str, offset: usize) -> Option<String> {
+    let offset = offset.min(text.len());
+    let start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
+    let line = &text[start..end];
+    let (key, _) = line.split_once('=')?;
+    let key = key.trim().trim_matches('"');
+    if key.is_empty() || key.starts_with('[') || key.starts_with('#') {
+        return None;
+    }
+    let table = text[..start].lines().rev().find_map(|l| {
+        let l = l.trim();
+        l.starts_with('[')
+            .then(|| l.trim_matches(|c| c == '[' || c == ']').trim().to_string())
+    });
+    Some(match table {
+        Some(t) if !t.is_empty() => format!("{t}.{key}"),
+        _ => key.to_string(),
+    })
+}
+
 fn suggest(message: &str) -> String {
     let Some(rest) = message.strip_prefix("unknown field `") else {
         return message.to_string();
@@ -240,7 +263,7 @@ impl Ctx<'_> {
     ) -> Result<T, ConfigError> {
         let (line, col) = line_col(self.text, span.start);
         Err(ConfigError(format!(
-            "{}: line {line}, column {col}: {key}: {msg}",
+            "{}:{line}:{col}: {key}: {msg}",
             self.path.display()
         )))
     }
@@ -303,14 +326,19 @@ impl Config {
     /// Validates config text; `path` is only used in messages.
     pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
         let raw: RawConfig = toml::from_str(text).map_err(|e| {
-            let msg = suggest(e.message());
+            // One line, in words a person reads; the key in front when the error has one.
+            let msg = suggest(e.message())
+                .trim()
+                .replace('\n', "; ")
+                .replace("expected i64", "expected a whole number")
+                .replace("expected u32", "expected a whole number");
             match e.span() {
                 Some(span) => {
                     let (line, col) = line_col(text, span.start);
-                    ConfigError(format!(
-                        "{}: line {line}, column {col}: {msg}",
-                        path.display()
-                    ))
+                    let key = key_at(text, span.start)
+                        .map(|k| format!("{k}: "))
+                        .unwrap_or_default();
+                    ConfigError(format!("{}:{line}:{col}: {key}{msg}", path.display()))
                 }
                 None => ConfigError(format!("{}: {msg}", path.display())),
             }
@@ -849,7 +877,7 @@ mod tests {
     fn errors_name_file_line_key_and_accepted_values() {
         let e = err("[rules]\nprofile = \"fide-2000\"\n");
         assert!(
-            e.starts_with("test.toml: line 2, column 11: rules.profile: unknown rules 'fide-2000'"),
+            e.starts_with("test.toml:2:11: rules.profile: unknown rules 'fide-2000'"),
             "{e}"
         );
         assert!(e.contains("fide-1997, fide-2005, fide-2023"), "{e}");
