@@ -183,12 +183,12 @@ fn start_speaker(sc: SpeechConfig) -> Option<Speaker> {
     match Speaker::start(sc) {
         Ok((speaker, no_device)) => {
             if let Some(why) = no_device.filter(|_| wants_sound) {
-                eprintln!("chessboardd: no sound ({why}); announcements are printed only");
+                tracing::warn!("no sound ({why}); announcements are printed only");
             }
             Some(speaker)
         }
         Err(e) => {
-            eprintln!("chessboardd: no speech ({e}); announcements are printed only");
+            tracing::warn!("no speech ({e}); announcements are printed only");
             None
         }
     }
@@ -410,9 +410,13 @@ fn position(fen: &str) -> Result<Chess, Fail> {
         .map_err(|e| Fail(1, format!("--fen: impossible position: {e}")))
 }
 
-/// Where `run` takes commands from, over the config's `[control]`.
+/// Where `run` takes commands from (over the config's `[control]`) and keeps its record.
 #[derive(clap::Args, Debug, Default, Clone)]
 pub struct ControlFlags {
+    /// Keep the game's journal and the finished games (PGN) here; a game cut short by a crash
+    /// or a power cut is taken up again from it
+    #[arg(long, value_name = "DIR")]
+    pub state_dir: Option<PathBuf>,
     /// Put the control socket here (chessboardd ctl --socket PATH ...); default: control.socket
     #[arg(long, value_name = "PATH")]
     pub socket: Option<PathBuf>,
@@ -423,7 +427,7 @@ pub struct ControlFlags {
 }
 
 pub fn run(
-    board: &str,
+    board: Option<&str>,
     flags: &GameFlags,
     speech_flags: &SpeechFlags,
     events_json: bool,
@@ -432,10 +436,19 @@ pub fn run(
     control_flags: &ControlFlags,
 ) -> Result<(), Fail> {
     let start = fen.map(position).transpose()?;
-    let spec = board
-        .parse::<BoardSpec>()
-        .map_err(|e| Fail(EXIT_CONFIG, format!("--board: {e}")))?;
     let mut cfg = config_from(flags, true)?;
+    let spec = match board {
+        Some(b) => b
+            .parse::<BoardSpec>()
+            .map_err(|e| Fail(EXIT_CONFIG, format!("--board: {e}")))?,
+        None => cfg.board.clone().ok_or_else(|| {
+            Fail(
+                EXIT_CONFIG,
+                "no board: give --board, or set board.driver (and board.port) in the config".into(),
+            )
+        })?,
+    };
+    let board = spec.to_string();
     if let Some(k) = &control_flags.keypad {
         cfg.control.keypad = Some(k.clone()).filter(|k| !k.is_empty());
         // The help tells the keys when there is a keypad.
@@ -459,7 +472,31 @@ pub fn run(
     let print = |line: String| {
         let _ = writeln!(std::io::stdout().lock(), "{line}");
     };
+    let notify = chessboardd::notify::Notifier::from_env();
+    let (reload_tx, reload_rx) = tokio::sync::watch::channel(None);
     let engine = rt.block_on(async {
+        // SIGHUP: the config is read again; a config with an error is reported and not taken.
+        let (flags, control_flags) = (flags.clone(), control_flags.clone());
+        tokio::spawn(async move {
+            use tokio::signal::unix::{signal, SignalKind};
+            let Ok(mut hup) = signal(SignalKind::hangup()) else {
+                return;
+            };
+            while hup.recv().await.is_some() {
+                match config_from(&flags, true) {
+                    Ok(mut cfg) => {
+                        if let Some(k) = &control_flags.keypad {
+                            cfg.control.keypad = Some(k.clone()).filter(|k| !k.is_empty());
+                        }
+                        cfg.set_speech(None, None, None);
+                        let _ = reload_tx.send(Some(cfg.settings));
+                    }
+                    Err(Fail(_, msg)) => {
+                        tracing::warn!("the config was not reloaded: {msg}")
+                    }
+                }
+            }
+        });
         let shutdown = async {
             use tokio::signal::unix::{signal, SignalKind};
             match (
@@ -485,6 +522,9 @@ pub fn run(
                 speed: speed.clamp(0.1, 1000.0),
                 controls,
                 gpio_chip: cfg.gpio.chip.clone(),
+                state_dir: control_flags.state_dir.clone(),
+                notify,
+                reload: Some(reload_rx),
             },
             |e| {
                 if let Some(s) = &mut speaker {
@@ -780,4 +820,58 @@ pub fn ctl(socket: Option<&Path>, config: Option<&Path>, words: &[String]) -> Re
     } else {
         Err(Fail(1, "the daemon did not take the command".into()))
     }
+}
+
+/// Lists the games of a state directory, or prints one.
+pub fn games(state_dir: &Path, pgn: Option<usize>) -> Result<(), Fail> {
+    let kept = chessboardd::record::games(state_dir)
+        .map_err(|e| Fail(1, format!("{}: {e}", state_dir.display())))?;
+    let mut out = std::io::stdout().lock();
+    match pgn {
+        Some(n) => {
+            let game = n.checked_sub(1).and_then(|i| kept.get(i)).ok_or_else(|| {
+                Fail(
+                    1,
+                    format!(
+                        "no game {n} in {} ({} kept; 1 is the most recent)",
+                        state_dir.display(),
+                        kept.len()
+                    ),
+                )
+            })?;
+            let _ = write!(out, "{}", game.pgn);
+        }
+        None => {
+            if kept.is_empty() {
+                let _ = writeln!(out, "no games in {}", state_dir.display());
+            }
+            for (i, g) in kept.iter().enumerate() {
+                let tag = |k: &str| {
+                    g.pgn
+                        .lines()
+                        .find_map(|l| l.strip_prefix(&format!("[{k} \"")))
+                        .and_then(|v| v.strip_suffix("\"]"))
+                        .unwrap_or("?")
+                        .to_string()
+                };
+                let moves = pgn::parse(&g.pgn)
+                    .ok()
+                    .and_then(|games| games.into_iter().next())
+                    .map_or(0, |game| game.moves.len().div_ceil(2));
+                let state = if g.unfinished {
+                    "unfinished".to_string()
+                } else {
+                    format!("{} {}", tag("Result"), tag("Termination"))
+                };
+                let _ = writeln!(
+                    out,
+                    "{:>3}  {}  {:>3} moves  {state}",
+                    i + 1,
+                    g.started,
+                    moves
+                );
+            }
+        }
+    }
+    Ok(())
 }

@@ -10,6 +10,7 @@ use shakmaty::Role;
 use toml::Spanned;
 
 use crate::board::gpio::Mapping;
+use crate::board::BoardSpec;
 use crate::control::buttons::ButtonConfig;
 use crate::control::keypad::KeypadConfig;
 use crate::control::keys::{key_code, Binding, KeyMap, KEY_CODES};
@@ -104,6 +105,8 @@ pub struct RawRules {
 #[serde(deny_unknown_fields)]
 pub struct RawBoard {
     pub name: Option<Spanned<String>>,
+    pub driver: Option<Spanned<String>>,
+    pub port: Option<Spanned<String>>,
     pub debounce_ms: Option<Spanned<i64>>,
     pub settle_ms: Option<Spanned<i64>>,
     pub mismatch_ms: Option<Spanned<i64>>,
@@ -161,6 +164,8 @@ pub struct Config {
     pub speech: SpeechConfig,
     pub gpio: GpioConfig,
     pub control: ControlConfig,
+    /// The board `run` reads when no `--board` is given.
+    pub board: Option<BoardSpec>,
     /// Names of the boards (the replay's `BOARD:` prefix).
     pub boards: Vec<String>,
 }
@@ -176,6 +181,7 @@ impl Default for Config {
             speech: SpeechConfig::default(),
             gpio: GpioConfig::default(),
             control: ControlConfig::default(),
+            board: None,
             boards: vec!["board".to_string()],
         }
     }
@@ -521,6 +527,28 @@ impl Config {
         };
         let gpio = gpio_config(&cx, &raw.gpio)?;
         let control = control_config(&cx, &raw.control)?;
+        let board = match &raw.board.driver {
+            Some(d) if !d.get_ref().trim().is_empty() => {
+                let driver = d.get_ref().trim();
+                let port = raw.board.port.as_ref().map_or("", |p| p.get_ref().trim());
+                let spec = if port.is_empty() {
+                    driver.to_string()
+                } else {
+                    format!("{driver}:{port}")
+                };
+                Some(spec.parse::<BoardSpec>().or_else(|e| {
+                    cx.err(
+                        d.span(),
+                        "board.driver",
+                        format!(
+                            "{e}; as driver and port: gpio, or diy, dgt, chesslink with the port \
+                             (\"/dev/ttyUSB0\"), or sim with a PGN file"
+                        ),
+                    )
+                })?)
+            }
+            _ => None,
+        };
         let mut cfg = Config {
             settings,
             lang,
@@ -530,6 +558,7 @@ impl Config {
             speech,
             gpio,
             control,
+            board,
             boards: vec![name],
         };
         cfg.set_speech(None, None, None);
@@ -883,12 +912,12 @@ mod tests {
         assert!(e.contains("fide-1997, fide-2005, fide-2023"), "{e}");
         let e = err("[board]\n\ndebounce_ms = 5000\n");
         assert!(
-            e.contains("line 3") && e.contains("board.debounce_ms") && e.contains("0 to 1000"),
+            e.contains("test.toml:3:") && e.contains("board.debounce_ms") && e.contains("0 to 1000"),
             "{e}"
         );
         let e = err("[clock]\ntime_control = \"5 minutes\"\n");
         assert!(
-            e.contains("line 2") && e.contains("clock.time_control"),
+            e.contains("test.toml:2:") && e.contains("clock.time_control"),
             "{e}"
         );
     }
@@ -897,7 +926,7 @@ mod tests {
     fn unknown_keys_are_errors_with_a_suggestion() {
         let e = err("[board]\ndebounce = 30\n");
         assert!(
-            e.contains("line 2") && e.contains("unknown field `debounce`"),
+            e.contains("test.toml:2:") && e.contains("unknown field `debounce`"),
             "{e}"
         );
         assert!(e.contains("did you mean `debounce_ms`?"), "{e}");
@@ -918,7 +947,7 @@ mod tests {
         assert!(c.speech.announce.touched);
         let e = err("[speech.words]\ncaptur = \"x\"\n");
         assert!(
-            e.contains("line 2") && e.contains("speech.words.captur") && e.contains("capture"),
+            e.contains("test.toml:2:") && e.contains("speech.words.captur") && e.contains("capture"),
             "{e}"
         );
         let e = err("[speech]\nrate = 9000\n");
@@ -940,7 +969,7 @@ mod tests {
     #[test]
     fn syntax_errors_give_the_line() {
         let e = err("[rules]\nmode = tournament\n");
-        assert!(e.starts_with("test.toml: line 2"), "{e}");
+        assert!(e.starts_with("test.toml:2:"), "{e}");
     }
 }
 

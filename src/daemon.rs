@@ -16,6 +16,8 @@ use crate::config::{ControlConfig, GpioConfig, GpioWiring};
 use crate::control::buttons::{self, CdevButtons};
 use crate::control::keypad;
 use crate::engine::{Engine, Event, EventKind, Millis, Settings};
+use crate::notify::Notifier;
+use crate::record::Journal;
 use crate::sim::SimInput;
 
 /// Time after a simulated board's last input, so pending timeouts (promotion, mismatch) fire.
@@ -263,6 +265,24 @@ pub struct RunOptions {
     pub controls: ControlConfig,
     /// The gpiochip of buttons given by number.
     pub gpio_chip: String,
+    /// Where the game's journal and the finished games are kept; `None`: not kept.
+    pub state_dir: Option<PathBuf>,
+    /// systemd's notification socket (ready, status, watchdog).
+    pub notify: Notifier,
+    /// New settings to take (SIGHUP: the config read again).
+    pub reload: Option<tokio::sync::watch::Receiver<Option<Settings>>>,
+}
+
+/// A line for systemd's status: what the daemon is doing.
+fn status_of(kind: &EventKind) -> Option<String> {
+    Some(match kind {
+        EventKind::Link { state } => format!("board {state}"),
+        EventKind::GameStart { .. } => "new game".into(),
+        EventKind::Resumed { plies, .. } => format!("game taken up again after {plies} plies"),
+        EventKind::Move { ply, san, .. } => format!("ply {ply}: {san}"),
+        EventKind::GameOver { result, reason } => format!("game over: {result} {reason}"),
+        _ => return None,
+    })
 }
 
 /// Starts the threads that read a keypad and GPIO buttons; they send command lines on `tx`
@@ -274,7 +294,7 @@ fn spawn_controls(
     stop: &Arc<AtomicBool>,
 ) -> Vec<std::thread::JoinHandle<()>> {
     let mut threads = Vec::new();
-    let log = |m: String| eprintln!("chessboardd: {m}");
+    let log = |m: String| tracing::warn!("{m}");
     if let Some(kc) = controls.keypad_config() {
         let (tx, stop) = (tx.clone(), stop.clone());
         threads.push(std::thread::spawn(move || {
@@ -337,7 +357,27 @@ pub async fn run(
         speed,
         controls,
         gpio_chip,
+        state_dir,
+        notify,
+        mut reload,
     } = opts;
+    let log = |m: String| tracing::warn!("{m}");
+    let mut journal = None;
+    let mut resume = None;
+    if let Some(dir) = &state_dir {
+        match Journal::open(dir) {
+            Ok(opened) => {
+                opened.notes.into_iter().for_each(log);
+                resume = opened.resume;
+                journal = Some(opened.journal);
+            }
+            Err(e) => log(format!(
+                "state directory {}: {e}; the game is not recorded",
+                dir.display()
+            )),
+        }
+    }
+    let mut journal_failed = false;
     let clock = DaemonClock::new(if speed > 0.0 { speed } else { 1.0 });
     let (tx, mut rx) = mpsc::unbounded_channel::<(Millis, DriverMsg)>();
     let stop = Arc::new(AtomicBool::new(false));
@@ -352,7 +392,18 @@ pub async fn run(
     let driver = spawn_driver(source, clock, tx, stop.clone());
     let mut engine = Engine::new(settings);
     let mut out = Vec::new();
-    engine.new_game(clock.now(), start, true, &mut out);
+    match (&resume, &mut journal) {
+        (Some((recorded, game)), Some(j)) => {
+            let taken = engine.resume(clock.now(), game, &mut out);
+            tracing::info!(
+                "game of {} {} taken up again after {taken} moves",
+                recorded.date,
+                recorded.time
+            );
+            j.adopt(&engine);
+        }
+        _ => engine.new_game(clock.now(), start, true, &mut out),
+    }
     tokio::pin!(shutdown);
     let (ctl_tx, mut ctl_rx) = mpsc::unbounded_channel::<ControlRequest>();
     let control_threads = spawn_controls(&controls, &gpio_chip, &ctl_tx, &stop);
@@ -360,7 +411,7 @@ pub async fn run(
         Some(path) => match serve_control(&path, ctl_tx) {
             Ok(task) => Some(task),
             Err(e) => {
-                eprintln!("chessboardd: control socket {}: {e}", path.display());
+                tracing::error!("control socket {}: {e}", path.display());
                 None
             }
         },
@@ -368,9 +419,29 @@ pub async fn run(
     };
     let mut stopped = false;
     let mut board_open = true;
+    // Ready: the board is open or being waited for, the game set up, the socket listening.
+    notify.ready(&match engine.game().plies.len() {
+        0 => "ready".to_string(),
+        n => format!("ready, game taken up again after {n} plies"),
+    });
+    let mut watchdog = notify.watchdog_interval().map(tokio::time::interval);
     loop {
+        // On disk before it is said.
+        if let (Some(j), false) = (&mut journal, out.is_empty()) {
+            match j.sync(&engine, &out) {
+                Ok(()) => journal_failed = false,
+                Err(e) if !journal_failed => {
+                    journal_failed = true;
+                    log(format!("the game record cannot be written: {e}"));
+                }
+                Err(_) => {}
+            }
+        }
         for e in out.drain(..) {
             lights.event(&e.kind);
+            if let Some(status) = status_of(&e.kind) {
+                notify.status(&status);
+            }
             on_event(&e);
         }
         let deadline = engine.next_deadline().map(|d| clock.instant(d));
@@ -395,7 +466,19 @@ pub async fn run(
                     let _ = reply.send(crate::control::answer(&name, result));
                 }
             }
+            _ = async { watchdog.as_mut().expect("checked").tick().await }, if watchdog.is_some() => {
+                notify.watchdog();
+            }
+            Ok(()) = async { reload.as_mut().expect("checked").changed().await }, if reload.is_some() => {
+                let new = reload.as_mut().and_then(|r| r.borrow_and_update().clone());
+                if let Some(s) = new {
+                    engine.reconfigure(s);
+                    tracing::info!("config reloaded");
+                    notify.send("READY=1\nSTATUS=config reloaded");
+                }
+            }
             _ = &mut shutdown => {
+                notify.send("STOPPING=1\nSTATUS=stopping: saving the game");
                 stopped = true;
                 break;
             }
@@ -407,9 +490,17 @@ pub async fn run(
         while let Some(d) = engine.next_deadline().filter(|d| *d <= end) {
             sleep_until(clock.instant(d)).await;
             engine.advance(d, &mut out);
+            if let Some(j) = &mut journal {
+                let _ = j.sync(&engine, &out);
+            }
             for e in out.drain(..) {
                 on_event(&e);
             }
+        }
+    }
+    if let Some(j) = &mut journal {
+        if let Err(e) = j.sync(&engine, &out).and_then(|()| j.close()) {
+            log(format!("the game record cannot be written: {e}"));
         }
     }
     for e in out.drain(..) {

@@ -96,8 +96,9 @@ enum Command {
     Run {
         /// The board: diy:PATH, dgt:PATH, chesslink:PATH (serial port or udev symlink), or
         /// sim:GAME.pgn (the built-in simulated board plays that game)
+        /// Default: board.driver and board.port of the config
         #[arg(long, value_name = "BOARD")]
-        board: String,
+        board: Option<String>,
         #[command(flatten)]
         game: GameFlags,
         #[command(flatten)]
@@ -113,6 +114,16 @@ enum Command {
         fen: Option<String>,
         #[command(flatten)]
         controls: commands::ControlFlags,
+    },
+    /// List the games kept in the state directory (most recent first, the unfinished one
+    /// included), or print one as PGN
+    Games {
+        /// The daemon's state directory (run --state-dir)
+        #[arg(long, value_name = "DIR", default_value = "/var/lib/chessboardd")]
+        state_dir: PathBuf,
+        /// Print game N as PGN (1 = the most recent)
+        #[arg(long, value_name = "N")]
+        pgn: Option<usize>,
     },
     /// Send one command to a running daemon and print its JSON answer (with the text spoken)
     Ctl {
@@ -200,6 +211,7 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    chessboardd::notify::init_logging();
     let result = match &cli.command {
         Command::Replay { game, pgn, script } => commands::replay(game, pgn.as_ref(), script),
         Command::Demo {
@@ -233,7 +245,7 @@ fn main() -> ExitCode {
             fen,
             controls,
         } => commands::run(
-            board,
+            board.as_deref(),
             game,
             speech,
             *events_json,
@@ -241,6 +253,7 @@ fn main() -> ExitCode {
             fen.as_deref(),
             controls,
         ),
+        Command::Games { state_dir, pgn } => commands::games(state_dir, *pgn),
         Command::Ctl {
             socket,
             config,

@@ -37,6 +37,18 @@ pub enum BoardSpec {
     Sim(PathBuf),
 }
 
+impl std::fmt::Display for BoardSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BoardSpec::Diy(p) => write!(f, "diy:{}", p.display()),
+            BoardSpec::Dgt(p) => write!(f, "dgt:{}", p.display()),
+            BoardSpec::ChessLink(p) => write!(f, "chesslink:{}", p.display()),
+            BoardSpec::Gpio => f.write_str("gpio"),
+            BoardSpec::Sim(p) => write!(f, "sim:{}", p.display()),
+        }
+    }
+}
+
 impl FromStr for BoardSpec {
     type Err = String;
     fn from_str(s: &str) -> Result<BoardSpec, String> {

@@ -157,8 +157,8 @@ pub fn run(
     }
     stats.dropped = proto.dropped();
     // The link's record, for the log: a board that drops many frames needs a better cable.
-    eprintln!(
-        "chessboardd: {} board at {}: {} frames read, {} dropped (bad checksum or framing), {} reconnections",
+    tracing::info!(
+        "{} board at {}: {} frames read, {} dropped (bad checksum or framing), {} reconnections",
         proto.name(),
         path.display(),
         stats.frames,

@@ -266,6 +266,20 @@ impl Clock {
         }
     }
 
+    /// Counts moves already made (a game taken up again), so that the periods are where they
+    /// were; the time shown is set afterwards.
+    pub fn replay_moves(&mut self, movers: &[Color]) {
+        for &c in movers {
+            self.moves_in_period[c] += 1;
+            if let Some(m) = self.period_of(c).moves {
+                if self.moves_in_period[c] >= m {
+                    self.moves_in_period[c] = 0;
+                    self.period[c] += 1;
+                }
+            }
+        }
+    }
+
     /// Adds time to a player's clock (penalties of Art. 7.4b and 9.5b). A running clock keeps
     /// running: the delay of the current move is not granted again.
     pub fn add(&mut self, c: Color, ms: i64) {

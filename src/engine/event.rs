@@ -120,6 +120,11 @@ pub enum EventKind {
         rate: u32,
         volume: u32,
     },
+    /// A game was taken up again from the record after the daemon was down (daemon only).
+    Resumed {
+        fen: String,
+        plies: u32,
+    },
     /// The board's link (daemon only): `waiting`, `connected`, `lost`, `reconnected`.
     Link {
         state: &'static str,
@@ -145,6 +150,7 @@ impl EventKind {
             EventKind::Link { .. } => "link",
             EventKind::TimeWarning { .. } => "time_warning",
             EventKind::Voice { .. } => "voice",
+            EventKind::Resumed { .. } => "resumed",
         }
     }
 

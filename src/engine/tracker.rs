@@ -471,6 +471,19 @@ pub struct Engine {
     /// Low-time warnings given, per player (bit i: `time_warnings_ms[i]`).
     warned: ByColor<u32>,
     voice: VoiceLevel,
+    /// Games started so far (a new game, or a game restored): the record's writer follows it.
+    games_started: u64,
+}
+
+/// A game brought back from the record after the daemon was down.
+#[derive(Clone, Debug)]
+pub struct Resumed {
+    pub start: Chess,
+    /// The moves, with the clocks after each.
+    pub moves: Vec<(Move, Option<(i64, i64)>)>,
+    pub illegal: ByColor<u32>,
+    /// Both clocks as last recorded (they stood while the daemon was down).
+    pub clocks: Option<(i64, i64)>,
 }
 
 impl Engine {
@@ -510,6 +523,7 @@ impl Engine {
             pressing: false,
             warned: ByColor { white: 0, black: 0 },
             voice: s.voice,
+            games_started: 0,
             s,
         }
     }
@@ -524,6 +538,18 @@ impl Engine {
 
     pub fn is_over(&self) -> bool {
         self.phase == Phase::Over
+    }
+
+    /// Takes new settings (the config read again): words, announcements, rules and modes at
+    /// once; a new time control and debounce time from the next game and the next start.
+    pub fn reconfigure(&mut self, s: Settings) {
+        self.s = s;
+        self.arm_warnings();
+    }
+
+    /// How many games have been started (new or restored); a new game changes it.
+    pub fn games_started(&self) -> u64 {
+        self.games_started
     }
 
     pub fn illegal_count(&self, c: Color) -> u32 {
@@ -570,19 +596,10 @@ impl Engine {
         self.advance(t, out);
         self.now = self.now.max(t);
         if board_holds_it {
-            let mut states = [EMPTY; 64];
-            for (sq, p) in start.board().iter() {
-                states[sq as usize] = if self.ids_known {
-                    piece_code(p)
-                } else {
-                    OCCUPIED
-                };
-            }
-            self.deb.reset(&states);
-            self.phys = states;
-            self.occ = start.board().occupied();
+            self.assume_board(start.board());
         }
         self.game = Game::new(start);
+        self.games_started += 1;
         self.phase = Phase::Play;
         self.illegal_counts = ByColor { white: 0, black: 0 };
         self.draw_offer = None;
@@ -616,6 +633,110 @@ impl Engine {
         if let Some(ending) = self.game.automatic_ending(&self.s.rules) {
             self.end_game(ending, out);
         }
+    }
+
+    /// Takes the physical board to show `board` (until readings say otherwise).
+    fn assume_board(&mut self, board: &Board) {
+        let mut states = [EMPTY; 64];
+        for (sq, p) in board.iter() {
+            states[sq as usize] = if self.ids_known {
+                piece_code(p)
+            } else {
+                OCCUPIED
+            };
+        }
+        self.deb.reset(&states);
+        self.phys = states;
+        self.occ = board.occupied();
+    }
+
+    /// Takes up a game the record kept while the daemon was down: the position, the clocks as
+    /// they stood (no time passed for anyone while it was down), the illegal-move counts. Says
+    /// so; the board is then checked against the position (a mismatch is reported as usual).
+    /// Moves that are not legal in turn are dropped from that point on (a record from another
+    /// version); returns how many were taken.
+    pub fn resume(&mut self, t: Millis, game: &Resumed, out: &mut Vec<Event>) -> usize {
+        self.advance(t, out);
+        self.now = self.now.max(t);
+        self.game = Game::new(game.start.clone());
+        self.games_started += 1;
+        let mut taken = 0;
+        for (m, clocks) in &game.moves {
+            if !self.game.pos.is_legal(*m) {
+                break;
+            }
+            self.game.play(*m, self.now);
+            if let Some(last) = self.game.plies.last_mut() {
+                last.clocks = *clocks;
+            }
+            taken += 1;
+        }
+        let board = self.game.pos.board().clone();
+        self.assume_board(&board);
+        self.phase = Phase::Play;
+        self.illegal_counts = game.illegal;
+        self.draw_offer = None;
+        self.mismatch_reported = None;
+        self.owe_restored = false;
+        self.last_say = self
+            .game
+            .plies
+            .last()
+            .map(|p| self.s.phrases.announce(&p.san, p.m));
+        self.last_change = None;
+        self.swap_square = None;
+        self.swap_lifted = false;
+        self.new_turn();
+        let turn = self.game.pos.turn();
+        self.clock = self.s.time_control.clone().map(|tc| {
+            let mut c = Clock::new(tc);
+            c.replay_moves(
+                &self
+                    .game
+                    .plies
+                    .iter()
+                    .map(|p| p.before.turn())
+                    .collect::<Vec<_>>(),
+            );
+            if let Some((w, b)) = game.clocks {
+                c.set(Color::White, w, self.now);
+                c.set(Color::Black, b, self.now);
+            }
+            c.start(turn, self.now);
+            c
+        });
+        // Whether a warning was given before is not recorded: a clock within twice a
+        // threshold is taken to have been warned (no warning just for coming back).
+        self.warned = ByColor { white: 0, black: 0 };
+        for color in [Color::White, Color::Black] {
+            let left = self.clocks(self.now).map_or(0, |(w, b)| match color {
+                Color::White => w,
+                Color::Black => b,
+            });
+            for (i, &x) in self.s.time_warnings_ms.iter().enumerate().take(32) {
+                if left.max(0) as Millis <= 2 * x {
+                    self.warned[color] |= 1 << i;
+                }
+            }
+        }
+        self.emit(
+            out,
+            EventKind::Resumed {
+                fen: fen_of(&self.game.pos),
+                plies: self.game.plies.len() as u32,
+            },
+        );
+        let text = format!(
+            "{}. {}",
+            self.s.phrases.words.game_resumed,
+            self.last_say
+                .clone()
+                .unwrap_or_else(|| self.s.phrases.words.no_move_yet.clone())
+        );
+        self.say(out, text, Priority::Info);
+        self.emit_clock(out);
+        self.evaluate(out);
+        taken
     }
 
     fn new_turn(&mut self) {
