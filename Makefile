@@ -6,7 +6,7 @@ SHELL := /bin/bash
 # Debian / Raspberry Pi OS packages: ALSA and libespeak-ng for speech (bindgen needs libclang);
 # the espeak-ng program for the latency comparison and the tests.
 BUILD_PACKAGES := pkg-config libasound2-dev libclang-dev libespeak-ng-dev espeak-ng-data
-TEST_PACKAGES := espeak-ng
+TEST_PACKAGES := espeak-ng systemd
 
 .PHONY: all deps build demo test lint bench clean
 
@@ -38,3 +38,73 @@ bench:
 
 clean:
 	$(CARGO) clean
+
+# --- Installing as a system service -----------------------------------------------------------
+# make install                          build, then install under /usr/local (as root: sudo make install)
+# make install DESTDIR=/tmp/x PREFIX=/usr   stage the files for a package or an image
+# make uninstall                        remove them again (the config, the games and the user stay)
+# make deb                              a Debian package (target/debian/chessboardd_*.deb) by cargo-deb
+#
+# Where the files go. systemd and udev also search /usr/local/lib/{systemd/system,sysusers.d,
+# modules-load.d,udev/rules.d}, so the default PREFIX works without touching /usr. The config is
+# always /etc/chessboardd/config.toml (the path in the unit), never overwritten once there.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+CONFDIR ?= /etc/chessboardd
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+MODULESLOADDIR ?= $(PREFIX)/lib/modules-load.d
+UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
+
+.PHONY: install uninstall deb
+
+# Builds first where cargo is on the PATH; `sudo make install` in a shell where root has no cargo
+# installs the binary `make` built before. Applies the new user, udev rules and unit only on the
+# running system (DESTDIR empty); the user and group are made by systemd-sysusers, which needs no
+# running systemd (so this works in an image being built in a chroot as well).
+install:
+	@if command -v $(CARGO) >/dev/null 2>&1; then $(MAKE) --no-print-directory build; \
+	elif [ -x target/release/chessboardd ]; then echo "note: no cargo here; installing target/release/chessboardd built before"; \
+	else echo "chessboardd: no cargo here and no target/release/chessboardd: run make first" >&2; exit 1; fi
+	install -D -m 0755 target/release/chessboardd $(DESTDIR)$(BINDIR)/chessboardd
+	@if [ -e $(DESTDIR)$(CONFDIR)/config.toml ]; then \
+		echo "keeping $(DESTDIR)$(CONFDIR)/config.toml (the new reference is config/chessboardd.toml)"; \
+	else echo "install -D -m 0644 config/chessboardd.toml $(DESTDIR)$(CONFDIR)/config.toml"; \
+		install -D -m 0644 config/chessboardd.toml $(DESTDIR)$(CONFDIR)/config.toml; fi
+	install -d $(DESTDIR)$(UNITDIR)
+	sed 's|^ExecStart=/usr/bin/chessboardd |ExecStart=$(BINDIR)/chessboardd |' systemd/chessboardd.service \
+		> $(DESTDIR)$(UNITDIR)/chessboardd.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/chessboardd.service
+	install -D -m 0644 systemd/chessboardd.sysusers $(DESTDIR)$(SYSUSERSDIR)/chessboardd.conf
+	install -D -m 0644 systemd/chessboardd.modules-load $(DESTDIR)$(MODULESLOADDIR)/chessboardd.conf
+	install -D -m 0644 udev/60-chessboardd.rules $(DESTDIR)$(UDEVRULESDIR)/60-chessboardd.rules
+	@if [ -z "$(DESTDIR)" ]; then \
+		if command -v systemd-sysusers >/dev/null 2>&1; then \
+			echo "systemd-sysusers $(SYSUSERSDIR)/chessboardd.conf"; systemd-sysusers $(SYSUSERSDIR)/chessboardd.conf; \
+		else echo "note: no systemd-sysusers: create the user chessboardd (groups gpio dialout audio input) yourself"; fi; \
+	fi
+	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then \
+		echo "systemctl restart systemd-modules-load.service"; systemctl restart systemd-modules-load.service || true; \
+		echo "udevadm control --reload && udevadm trigger (gpio, tty)"; \
+		udevadm control --reload && udevadm trigger --action=change --subsystem-match=gpio --subsystem-match=tty || true; \
+		echo "systemctl daemon-reload"; systemctl daemon-reload; \
+		echo "Installed. Choose the board in $(CONFDIR)/config.toml ([board]), then: sudo systemctl enable --now chessboardd"; \
+	elif [ -z "$(DESTDIR)" ]; then echo "note: systemd is not running here: udev rules and the unit apply at the next boot"; fi
+
+uninstall:
+	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then \
+		echo "systemctl disable --now chessboardd"; systemctl disable --now chessboardd.service || true; fi
+	rm -f $(DESTDIR)$(BINDIR)/chessboardd $(DESTDIR)$(UNITDIR)/chessboardd.service \
+		$(DESTDIR)$(SYSUSERSDIR)/chessboardd.conf $(DESTDIR)$(MODULESLOADDIR)/chessboardd.conf \
+		$(DESTDIR)$(UDEVRULESDIR)/60-chessboardd.rules
+	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then \
+		systemctl daemon-reload; udevadm control --reload || true; fi
+	@echo "kept: $(CONFDIR)/config.toml, the games in /var/lib/chessboardd and the user chessboardd (remove them by hand)"
+
+# cargo-deb (3.x installs systemd/chessboardd.sysusers with its postinst hook); installed into
+# ~/.cargo/bin when missing.
+# dpkg-dev's dpkg-shlibdeps fills in the library dependencies ($auto in Cargo.toml).
+deb:
+	@sh scripts/deps.sh $(BUILD_PACKAGES) dpkg-dev
+	@$(CARGO) deb --version >/dev/null 2>&1 || $(CARGO) install cargo-deb --locked
+	$(CARGO) deb

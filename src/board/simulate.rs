@@ -2,9 +2,12 @@
 //! It answers the host's commands, and once the host has connected plays a game the way people
 //! move pieces, with the board's own quirks (a DGT board reports squares in scan order, so a
 //! moved piece may show on its new square before its old one is empty). It can be told to
-//! glitch (garbage bytes, corrupted frames) and to drop the link and come back.
+//! glitch (garbage bytes, corrupted frames) and to drop the link and come back. Its players only
+//! play to a host: when the host closes the port or dies, they finish the move in hand and wait
+//! until a host has opened the port again and sent its start-up commands.
 
-use std::io::{Read, Write};
+use std::io::Write;
+use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::{Duration, Instant};
@@ -148,13 +151,59 @@ fn occupancy(board: &Board) -> u64 {
     board.occupied().0
 }
 
-/// The board end of the link.
+/// The board end of the link: the pseudo-terminal's master. The simulator does not keep the
+/// terminal (its slave end) open itself, so the master sees whether a host has the port open:
+/// with no slave open, poll reports POLLHUP and reading fails with EIO.
 struct Link {
     master: TTYPort,
-    /// Held so the terminal stays open while the host is away.
-    _slave: TTYPort,
+    /// A host has had this terminal open (a hang-up after that means it went away).
+    host_seen: bool,
 }
 
+/// What the master end saw while waiting for bytes.
+struct Wait {
+    /// The host's bytes, if any arrived.
+    bytes: usize,
+    /// Nobody holds the terminal open: no host.
+    hung_up: bool,
+}
+
+impl Link {
+    /// Waits up to `timeout` for bytes from the host, reading them into `buf`.
+    fn wait(&mut self, buf: &mut [u8], timeout: Duration) -> Wait {
+        let fd = self.master.as_raw_fd();
+        let mut p = libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd for the duration of the call.
+        let r = unsafe { libc::poll(&mut p, 1, timeout.as_millis() as libc::c_int) };
+        if r < 0 {
+            return Wait {
+                bytes: 0,
+                hung_up: false,
+            };
+        }
+        let hung_up = p.revents & libc::POLLHUP != 0;
+        if hung_up {
+            // Poll does not wait on a hung-up terminal: wait here instead.
+            std::thread::sleep(timeout);
+        } else {
+            self.host_seen = true;
+        }
+        let mut bytes = 0;
+        if p.revents & libc::POLLIN != 0 {
+            // SAFETY: `buf` is valid for `buf.len()` bytes; poll said a read will not block.
+            let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
+            bytes = n.max(0) as usize;
+        }
+        Wait { bytes, hung_up }
+    }
+}
+
+/// Makes a new pseudo-terminal and points the symlink at `path` to it (atomically, so that a
+/// host looking for the port finds either the old terminal or the new one, never nothing).
 fn open_link(path: &Path) -> std::io::Result<Link> {
     let (mut master, slave) = TTYPort::pair().map_err(std::io::Error::other)?;
     master
@@ -163,20 +212,29 @@ fn open_link(path: &Path) -> std::io::Result<Link> {
     let name = slave
         .name()
         .ok_or_else(|| std::io::Error::other("the pseudo-terminal has no name"))?;
+    // The terminal stays configured (raw) for the host; the board end keeps only the master.
+    drop(slave);
     match std::fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() => std::fs::remove_file(path)?,
-        Ok(_) => {
+        Ok(m) if !m.file_type().is_symlink() => {
             return Err(std::io::Error::other(format!(
                 "{} exists and is not a symlink: not replacing it",
                 path.display()
             )))
         }
-        Err(_) => {}
+        _ => {}
     }
-    std::os::unix::fs::symlink(&name, path)?;
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(format!(".new-{}", std::process::id()));
+    let tmp = PathBuf::from(tmp);
+    let _ = std::fs::remove_file(&tmp);
+    std::os::unix::fs::symlink(&name, &tmp)?;
+    if let Err(e) = std::fs::rename(&tmp, path) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
     Ok(Link {
         master,
-        _slave: slave,
+        host_seen: false,
     })
 }
 
@@ -189,6 +247,8 @@ pub struct SimReport {
     pub reconnects: u32,
     /// LED patterns the host sent (ChessLink).
     pub leds: u64,
+    /// Times the host went away (closed the port or died) and the players waited.
+    pub host_losses: u32,
 }
 
 struct SimBoard {
@@ -324,6 +384,14 @@ fn garbage(rng: &mut Rng, protocol: Protocol) -> Vec<u8> {
 }
 
 /// Runs a simulated board until its game is over (or forever without moves, until killed).
+///
+/// The players only play while a host listens. When the host goes away (it closed the port, or
+/// died: the terminal hangs up either way), the move in progress is finished, as a person does
+/// not stop with a piece in hand, but no new move is started; the reports of that move are not
+/// sent (a board that is not connected sends nothing), and the port gets a fresh terminal, so the
+/// next host finds no stale bytes and no exclusive lock left by a host that was killed. When a
+/// host opens the port again and sends its start-up commands, it is answered with the board as
+/// it stands and the game goes on.
 pub fn run(opts: &SimOptions) -> std::io::Result<SimReport> {
     let mut rng = Rng::new(opts.seed);
     let mut link = open_link(&opts.link)?;
@@ -355,42 +423,81 @@ pub fn run(opts: &SimOptions) -> std::io::Result<SimReport> {
     let reconnect_at: Vec<usize> = (1..=opts.reconnects as usize)
         .map(|k| k * opts.moves.len() / (opts.reconnects as usize + 1))
         .collect();
+    // A move has begun and is not finished: the player's hand is on the board.
+    let mid_move = |next: usize| next > 0 && next < plan.len() && plan[next - 1].0 == plan[next].0;
     let mut next = 0;
     let mut due: Option<Instant> = None;
     let mut heartbeat = Instant::now();
     let mut done_at: Option<Instant> = None;
+    // A DIY promotion button pressed while no host listened: pressed again once one does.
+    let mut held_button: Option<Role> = None;
     let mut buf = [0u8; 256];
     loop {
         let mut out = Vec::new();
-        match link.master.read(&mut buf) {
-            Ok(n) if n > 0 => b.answer(&buf[..n], &mut out),
-            _ => {}
+        let seen = link.wait(&mut buf, Duration::from_millis(5));
+        if seen.hung_up && link.host_seen {
+            // The host is gone. Its last bytes do not matter; the players wait for the next.
+            b.connected = false;
+            b.pending.clear();
+            if !mid_move(next) {
+                due = None;
+            }
+            report.host_losses += 1;
+            eprintln!(
+                "chessboardd simulate: the host closed the port after {} moves; the players wait",
+                report.moves
+            );
+            drop(link);
+            link = open_link(&opts.link)?;
+            continue;
+        }
+        let host = !seen.hung_up;
+        if host && seen.bytes > 0 {
+            let was = b.connected;
+            b.answer(&buf[..seen.bytes], &mut out);
+            if b.connected && !was && report.host_losses > 0 {
+                eprintln!(
+                    "chessboardd simulate: a host is back after {} moves; the game goes on",
+                    report.moves
+                );
+            }
+        }
+        if b.connected {
+            if let Some(role) = held_button.take() {
+                out.extend(diy::button(role).bytes());
+            }
         }
         let now = Instant::now();
-        if b.connected && due.is_none() && next < plan.len() {
-            let first = next == 0 || plan[next - 1].0 != plan[next].0;
+        if (b.connected || mid_move(next)) && due.is_none() && next < plan.len() {
+            let first = !mid_move(next);
             due = Some(now + pause(plan[next].1.pause_ms, first));
         }
-        if let Some(t) = due.filter(|t| now >= *t) {
+        if due.is_some_and(|t| now >= t) {
             let (i, s) = plan[next].clone();
             match s.piece {
                 Some(p) => b.board.set_piece_at(s.square, p),
                 None => b.board.discard_piece_at(s.square),
             }
-            out.extend(b.report(s.square, s.piece));
-            if let Some(role) = s.button {
-                out.extend(diy::button(role).bytes());
+            if b.connected {
+                out.extend(b.report(s.square, s.piece));
+                if let Some(role) = s.button {
+                    out.extend(diy::button(role).bytes());
+                }
+            } else {
+                // Nobody listens: the report is lost, a button is pressed again later.
+                held_button = held_button.or(s.button);
             }
             report.frames += 1;
             next += 1;
             due = None;
-            let _ = t;
             let move_done = plan.get(next).is_none_or(|(j, _)| *j != i);
             if move_done {
                 report.moves = i + 1;
                 if reconnect_at.contains(&(i + 1)) && report.reconnects < opts.reconnects {
                     // The cable is pulled and plugged in again.
-                    let _ = link.master.write_all(&out);
+                    if host {
+                        let _ = link.master.write_all(&out);
+                    }
                     out.clear();
                     drop(link);
                     std::thread::sleep(scale(400).max(Duration::from_millis(200)));
@@ -413,11 +520,12 @@ pub fn run(opts: &SimOptions) -> std::io::Result<SimReport> {
             heartbeat = now;
             out.extend(diy::frame(occupancy(&b.board)).bytes());
         }
-        if !out.is_empty() && link.master.write_all(&out).is_err() {
-            // The host is gone: keep the board, wait for it.
+        // Without a host nothing is sent: the bytes would wait in the terminal for the next one.
+        if host && !out.is_empty() && link.master.write_all(&out).is_err() {
+            // The host stopped reading: what did not fit is lost, as on a real line.
             std::thread::sleep(Duration::from_millis(20));
         }
-        if next >= plan.len() && !opts.moves.is_empty() {
+        if next >= plan.len() && !opts.moves.is_empty() && (b.connected || done_at.is_some()) {
             // Let the host read the end of the game, then stop.
             let end = *done_at.get_or_insert(now + Duration::from_secs(2));
             if now >= end {
