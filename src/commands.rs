@@ -477,9 +477,14 @@ pub fn run(
     let engine = rt.block_on(async {
         // SIGHUP: the config is read again; a config with an error is reported and not taken.
         let (flags, control_flags) = (flags.clone(), control_flags.clone());
+        // The handlers are in place before the daemon says it is ready: a signal that comes
+        // at once must not find the default action (which ends the process).
+        use tokio::signal::unix::{signal, SignalKind};
+        let hup = signal(SignalKind::hangup());
+        let term = signal(SignalKind::terminate());
+        let int = signal(SignalKind::interrupt());
         tokio::spawn(async move {
-            use tokio::signal::unix::{signal, SignalKind};
-            let Ok(mut hup) = signal(SignalKind::hangup()) else {
+            let Ok(mut hup) = hup else {
                 return;
             };
             while hup.recv().await.is_some() {
@@ -498,11 +503,7 @@ pub fn run(
             }
         });
         let shutdown = async {
-            use tokio::signal::unix::{signal, SignalKind};
-            match (
-                signal(SignalKind::terminate()),
-                signal(SignalKind::interrupt()),
-            ) {
+            match (term, int) {
                 (Ok(mut term), Ok(mut int)) => {
                     tokio::select! {
                         _ = term.recv() => {}
@@ -785,13 +786,20 @@ pub fn ctl(socket: Option<&Path>, config: Option<&Path>, words: &[String]) -> Re
                 config: config.map(Path::to_path_buf),
                 ..GameFlags::default()
             };
-            from_config = config_from(&flags, true)?.control.socket.ok_or_else(|| {
-                Fail(
-                    EXIT_CONFIG,
-                    "no control socket: give --socket PATH, or set control.socket in the config"
-                        .into(),
-                )
-            })?;
+            // The config's socket, or the service's (systemd's RuntimeDirectory).
+            let service = PathBuf::from("/run/chessboardd/control.sock");
+            from_config = config_from(&flags, true)?
+                .control
+                .socket
+                .or_else(|| service.exists().then_some(service))
+                .ok_or_else(|| {
+                    Fail(
+                        EXIT_CONFIG,
+                        "no control socket: give --socket PATH, or set control.socket in the \
+                         config (the service's is /run/chessboardd/control.sock)"
+                            .into(),
+                    )
+                })?;
             &from_config
         }
     };
@@ -873,5 +881,150 @@ pub fn games(state_dir: &Path, pgn: Option<usize>) -> Result<(), Fail> {
             }
         }
     }
+    Ok(())
+}
+
+/// The longest game of the built-in self-play set (400 plies): the long game of `bench daemon`.
+fn long_game() -> Result<String, Fail> {
+    let text = include_str!("../tests/data/games/selfplay-400.pgn");
+    let games = pgn::parse(text).map_err(|e| Fail(1, format!("selfplay-400.pgn: {e}")))?;
+    let longest = games
+        .iter()
+        .max_by_key(|g| g.moves.len())
+        .ok_or_else(|| Fail(1, "selfplay-400.pgn holds no game".into()))?;
+    let mut pos = longest.start.clone();
+    let mut sans = Vec::new();
+    for m in &longest.moves {
+        sans.push(shakmaty::san::SanPlus::from_move_and_play_unchecked(&mut pos, *m).to_string());
+    }
+    Ok(format!(
+        "[Event \"long\"]\n[Result \"*\"]\n\n{} *\n",
+        sans.join(" ")
+    ))
+}
+
+/// Times the daemon's start-up to READY=1 (systemd's notification) and samples its memory
+/// (VmRSS) while it plays a long game on the simulated board.
+pub fn bench_daemon(starts: usize, speed: f64) -> Result<(), Fail> {
+    use std::os::unix::net::UnixDatagram;
+    use std::time::{Duration, Instant};
+    let dir = std::env::temp_dir().join(format!("chessboardd-bench-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).map_err(|e| Fail(1, e.to_string()))?;
+    let game = dir.join("long.pgn");
+    std::fs::write(&game, long_game()?).map_err(|e| Fail(1, e.to_string()))?;
+    let exe = std::env::current_exe().map_err(|e| Fail(1, e.to_string()))?;
+    let notify_path = dir.join("notify");
+    let notify = UnixDatagram::bind(&notify_path).map_err(|e| Fail(1, e.to_string()))?;
+    notify
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .map_err(|e| Fail(1, e.to_string()))?;
+    let spawn = |speech: &str, state: &Path, speed: f64| {
+        std::process::Command::new(&exe)
+            .args(["run", "--board", &format!("sim:{}", game.display())])
+            .args(["--speech", speech, "--speed", &speed.to_string()])
+            .arg("--audio-out")
+            .arg(dir.join("out.wav"))
+            .arg("--state-dir")
+            .arg(state)
+            .env("NOTIFY_SOCKET", &notify_path)
+            .env_remove("WATCHDOG_USEC")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .map_err(|e| Fail(1, format!("{}: {e}", exe.display())))
+    };
+    let wait_ready = |child: &mut std::process::Child| -> Result<(), Fail> {
+        let mut buf = [0u8; 512];
+        loop {
+            let n = notify
+                .recv(&mut buf)
+                .map_err(|e| Fail(1, format!("no READY from the daemon: {e}")))?;
+            if String::from_utf8_lossy(&buf[..n])
+                .lines()
+                .any(|l| l == "READY=1")
+            {
+                return Ok(());
+            }
+            if let Ok(Some(s)) = child.try_wait() {
+                return Err(Fail(1, format!("the daemon stopped: {s}")));
+            }
+        }
+    };
+    let stop = |child: &mut std::process::Child| {
+        // SAFETY: a signal to our own child.
+        unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+        let _ = child.wait();
+    };
+    for speech in ["text", "espeak"] {
+        let mut times = Vec::new();
+        for i in 0..starts.max(1) {
+            let state = dir.join(format!("state-{speech}-{i}"));
+            let t0 = Instant::now();
+            let mut child = spawn(speech, &state, 1.0)?;
+            wait_ready(&mut child)?;
+            times.push(t0.elapsed().as_secs_f64() * 1000.0);
+            stop(&mut child);
+        }
+        times.sort_by(f64::total_cmp);
+        println!(
+            "startup_to_ready_ms speech={speech} runs={} p50={:.1} max={:.1}",
+            times.len(),
+            times[times.len() / 2],
+            times[times.len() - 1]
+        );
+    }
+    // Memory over a long game (espeak speaking every move into a WAV file).
+    let state = dir.join("state-long");
+    let t0 = Instant::now();
+    let mut child = spawn("espeak", &state, speed)?;
+    wait_ready(&mut child)?;
+    let rss = |pid: u32| -> Option<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+    };
+    let mut samples = Vec::new();
+    // Until the journal shows the game over.
+    let over = || {
+        std::fs::read_to_string(state.join(chessboardd::record::JOURNAL))
+            .is_ok_and(|j| j.contains("\"k\":\"end\""))
+    };
+    while t0.elapsed() < Duration::from_secs(900) {
+        std::thread::sleep(Duration::from_millis(250));
+        match rss(child.id()) {
+            Some(kb) => samples.push(kb),
+            None => break,
+        }
+        if over() {
+            break;
+        }
+    }
+    let recorded = chessboardd::record::games(&state)
+        .ok()
+        .and_then(|g| g.into_iter().next())
+        .and_then(|g| pgn::parse(&g.pgn).ok())
+        .and_then(|g| g.into_iter().next())
+        .map_or(0, |g| g.moves.len());
+    stop(&mut child);
+    let _ = std::fs::remove_dir_all(&dir);
+    if samples.is_empty() {
+        return Err(Fail(
+            1,
+            "the daemon stopped before its memory was read".into(),
+        ));
+    }
+    let quarter = samples.len() / 4;
+    let steady = &samples[quarter..];
+    println!(
+        "rss_kb long_game plies={recorded} seconds={:.0} samples={} first={} steady_max={} last={}",
+        t0.elapsed().as_secs_f64(),
+        samples.len(),
+        samples[0],
+        steady.iter().max().copied().unwrap_or(0),
+        samples[samples.len() - 1]
+    );
     Ok(())
 }

@@ -912,7 +912,9 @@ mod tests {
         assert!(e.contains("fide-1997, fide-2005, fide-2023"), "{e}");
         let e = err("[board]\n\ndebounce_ms = 5000\n");
         assert!(
-            e.contains("test.toml:3:") && e.contains("board.debounce_ms") && e.contains("0 to 1000"),
+            e.contains("test.toml:3:")
+                && e.contains("board.debounce_ms")
+                && e.contains("0 to 1000"),
             "{e}"
         );
         let e = err("[clock]\ntime_control = \"5 minutes\"\n");
@@ -947,7 +949,9 @@ mod tests {
         assert!(c.speech.announce.touched);
         let e = err("[speech.words]\ncaptur = \"x\"\n");
         assert!(
-            e.contains("test.toml:2:") && e.contains("speech.words.captur") && e.contains("capture"),
+            e.contains("test.toml:2:")
+                && e.contains("speech.words.captur")
+                && e.contains("capture"),
             "{e}"
         );
         let e = err("[speech]\nrate = 9000\n");

@@ -45,6 +45,16 @@ enum BenchCommand {
         #[arg(long)]
         lang: Option<String>,
     },
+    /// Start-up time to READY (as systemd sees it) and memory over a long game: the daemon is
+    /// started as the service starts it, on the simulated board
+    Daemon {
+        /// How many start-ups to time
+        #[arg(long, default_value_t = 10)]
+        starts: usize,
+        /// How much faster than people the long game is played
+        #[arg(long, default_value_t = 40.0)]
+        speed: f64,
+    },
 }
 
 #[derive(Subcommand)]
@@ -127,7 +137,8 @@ enum Command {
     },
     /// Send one command to a running daemon and print its JSON answer (with the text spoken)
     Ctl {
-        /// The daemon's control socket; default: control.socket of the config
+        /// The daemon's control socket; default: control.socket of the config, else the
+        /// service's /run/chessboardd/control.sock
         #[arg(long, value_name = "PATH")]
         socket: Option<PathBuf>,
         /// The config whose control.socket to use (default /etc/chessboardd/config.toml)
@@ -283,6 +294,9 @@ fn main() -> ExitCode {
         Command::Bench {
             what: BenchCommand::Gpio { seconds, rate },
         } => commands::bench_gpio(*seconds, *rate),
+        Command::Bench {
+            what: BenchCommand::Daemon { starts, speed },
+        } => commands::bench_daemon(*starts, *speed),
         Command::VoicePack {
             what: VoicePackCommand::Build { lang, dir },
         } => commands::voice_pack_build(lang.as_deref(), dir),

@@ -282,7 +282,8 @@ impl Journal {
                                     path.display()
                                 ));
                             }
-                            if r.ended.is_none() {
+                            // A game with no move yet is simply started again.
+                            if r.ended.is_none() && !r.moves.is_empty() {
                                 keep = Some(read.entries);
                                 resume = Some((r, g));
                             }
@@ -576,7 +577,9 @@ pub fn games(dir: &Path) -> std::io::Result<Vec<Kept>> {
     let journal = dir.join(JOURNAL);
     if let Ok(bytes) = std::fs::read(&journal) {
         let read = parse(&bytes);
-        if let Some(r) = Recorded::from_entries(&read.entries).filter(|r| r.ended.is_none()) {
+        if let Some(r) = Recorded::from_entries(&read.entries)
+            .filter(|r| r.ended.is_none() && !r.moves.is_empty())
+        {
             if let Some(pgn) = recorded_pgn(&r) {
                 out.push(Kept {
                     started: format!("{} {}", r.date, r.time),

@@ -1,0 +1,137 @@
+//! The game record survives anything: the daemon is killed with SIGKILL at random points of a
+//! game played on a simulated DGT board (a pseudo-terminal), 50 times, and started again each
+//! time; the game it finally records must be the game that was played, move for move.
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use chessboardd::pgn;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_chessboardd"))
+}
+
+/// A small deterministic generator for the kill times.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n
+    }
+}
+
+fn daemon(link: &Path, state: &Path) -> Child {
+    bin()
+        .args(["run", "--board", &format!("dgt:{}", link.display())])
+        .args(["--speech", "text", "--events-json"])
+        .arg("--state-dir")
+        .arg(state)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+fn sans(pgn_text: &str) -> Vec<String> {
+    let game = pgn::parse(pgn_text).unwrap().remove(0);
+    let mut pos = game.start.clone();
+    game.moves
+        .iter()
+        .map(|m| shakmaty::san::SanPlus::from_move_and_play_unchecked(&mut pos, *m).to_string())
+        .collect()
+}
+
+#[test]
+fn fifty_kills_lose_no_move() {
+    let source =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/games/selfplay-10-mate.pgn");
+    let played = sans(&std::fs::read_to_string(&source).unwrap());
+    let dir = std::env::temp_dir().join(format!("chessboardd-crash-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let link = dir.join("board");
+    let state = dir.join("state");
+    let mut sim = bin()
+        .args([
+            "simulate",
+            "--protocol",
+            "dgt",
+            "--link",
+            link.to_str().unwrap(),
+        ])
+        .args(["--pgn", source.to_str().unwrap(), "--speed", "30"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while !link.exists() && t.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut recorded_before_last_kill = 0;
+    for kill in 0..50 {
+        let mut d = daemon(&link, &state);
+        std::thread::sleep(Duration::from_millis(150 + rng.below(1200)));
+        d.kill().unwrap();
+        d.wait().unwrap();
+        // Whatever the journal holds is a prefix of the game played.
+        let kept = chessboardd::record::games(&state).unwrap();
+        if let Some(g) = kept.first() {
+            let so_far = sans(&g.pgn);
+            assert!(
+                played.starts_with(&so_far),
+                "after kill {kill}: the record {so_far:?} is not the game played"
+            );
+            assert!(
+                so_far.len() >= recorded_before_last_kill,
+                "after kill {kill}: moves lost"
+            );
+            recorded_before_last_kill = so_far.len();
+        }
+    }
+    assert!(
+        recorded_before_last_kill > 5 && recorded_before_last_kill < played.len(),
+        "the kills did not fall inside the game ({recorded_before_last_kill} of {} plies)",
+        played.len()
+    );
+    // The last daemon lives to the end of the game.
+    let mut d = daemon(&link, &state);
+    let t = Instant::now();
+    while sim.try_wait().unwrap().is_none() && t.elapsed() < Duration::from_secs(180) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(
+        sim.try_wait().unwrap().is_some(),
+        "the simulated game did not end"
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    // SAFETY: a signal to our own child.
+    unsafe { libc::kill(d.id() as i32, libc::SIGTERM) };
+    assert!(d.wait().unwrap().success(), "SIGTERM: exit 0");
+    let out = bin()
+        .args([
+            "games",
+            "--state-dir",
+            state.to_str().unwrap(),
+            "--pgn",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let pgn_text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(sans(&pgn_text), played, "{pgn_text}");
+    assert!(pgn_text.contains("[Result \"1-0\"]"), "{pgn_text}");
+    let listed = bin()
+        .args(["games", "--state-dir", state.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let listed = String::from_utf8(listed.stdout).unwrap();
+    assert_eq!(listed.lines().count(), 1, "one game kept: {listed}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
