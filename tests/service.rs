@@ -94,7 +94,7 @@ fn sighup_reads_the_config_again() {
     let config = dir.join("config.toml");
     std::fs::write(&config, "[speech]\nlang = \"appendix-f\"\n").unwrap();
     let socket = dir.join("control.sock");
-    let mut d = Command::new(env!("CARGO_BIN_EXE_chessboardd"))
+    let d = Command::new(env!("CARGO_BIN_EXE_chessboardd"))
         .args([
             "run",
             "--speech",
