@@ -974,7 +974,9 @@ pub fn bench_daemon(starts: usize, speed: f64) -> Result<(), Fail> {
             times[times.len() - 1]
         );
     }
-    // Memory over a long game (espeak speaking every move into a WAV file).
+    // Memory over a long game (espeak speaking every move into a WAV file); the notifications
+    // are read as systemd reads them.
+    let reader = notify.try_clone().map_err(|e| Fail(1, e.to_string()))?;
     let state = dir.join("state-long");
     let t0 = Instant::now();
     let mut child = spawn("espeak", &state, speed)?;
@@ -986,11 +988,33 @@ pub fn bench_daemon(starts: usize, speed: f64) -> Result<(), Fail> {
             .find_map(|l| l.strip_prefix("VmRSS:"))
             .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
     };
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 512];
+        loop {
+            match reader.recv(&mut buf) {
+                Ok(_) => {}
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) => {}
+                Err(_) => break,
+            }
+        }
+    });
     let mut samples = Vec::new();
-    // Until the journal shows the game over.
+    // Until the journal holds the whole game.
+    // The movetext's tokens, less the result.
+    let plies = long_game()?
+        .lines()
+        .filter(|l| !l.starts_with('[') && !l.is_empty())
+        .flat_map(str::split_whitespace)
+        .count()
+        .saturating_sub(1);
     let over = || {
-        std::fs::read_to_string(state.join(chessboardd::record::JOURNAL))
-            .is_ok_and(|j| j.contains("\"k\":\"end\""))
+        std::fs::read_to_string(state.join(chessboardd::record::JOURNAL)).is_ok_and(|j| {
+            j.contains("\"k\":\"end\"") || j.matches("\"k\":\"move\"").count() >= plies
+        })
     };
     while t0.elapsed() < Duration::from_secs(900) {
         std::thread::sleep(Duration::from_millis(250));

@@ -45,6 +45,9 @@ impl Notifier {
             .and_then(|p| {
                 let addr = address(&p).ok()?;
                 let s = UnixDatagram::unbound().ok()?;
+                // A notification that cannot be taken at once is dropped: the daemon's loop
+                // never waits for a reader.
+                s.set_nonblocking(true).ok()?;
                 Some(Arc::new((s, addr)))
             });
         let for_us = std::env::var("WATCHDOG_PID")
@@ -133,6 +136,14 @@ mod tests {
         );
         // Without a socket nothing happens.
         Notifier::default().ready("x");
+        // Nobody reading: sending never blocks (the queue fills, the rest is dropped).
+        std::env::set_var("NOTIFY_SOCKET", &path);
+        let n = Notifier::from_env();
+        let t = std::time::Instant::now();
+        for _ in 0..1000 {
+            n.status("busy");
+        }
+        assert!(t.elapsed() < Duration::from_secs(5));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
