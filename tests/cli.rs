@@ -85,7 +85,7 @@ fn a_bad_config_exits_78_naming_file_line_and_setting() {
     assert!(o.stdout.is_empty());
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        err.contains("bad.toml: line 2")
+        err.contains("bad.toml:2:")
             && err.contains("rules.mode")
             && err.contains("tournament, casual"),
         "{err}"
