@@ -144,8 +144,20 @@ pub fn replay(flags: &GameFlags, pgn_out: Option<&PathBuf>, script: &str) -> Res
     let stdout = std::io::stdout();
     let mut w = BufWriter::new(stdout.lock());
     let mut broken = false;
-    let engine = replay::run(&lines, settings, |e| {
-        if !broken && writeln!(w, "{}", e.to_json()).is_err() {
+    // With several boards every event says on which board it happened.
+    let names = cfg.boards.clone();
+    let engine = replay::run_boards(&lines, settings, &cfg.players, |b, e| {
+        let mut json = e.to_json();
+        if names.len() > 1 {
+            if let Some(name) = names.get(b) {
+                json.pop();
+                json.push_str(&format!(
+                    ",\"board\":{}}}",
+                    serde_json::Value::from(name.as_str())
+                ));
+            }
+        }
+        if !broken && writeln!(w, "{json}").is_err() {
             broken = true;
         }
     });

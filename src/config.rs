@@ -28,13 +28,14 @@ use std::collections::BTreeMap;
 /// Where the daemon looks when `--config` is not given.
 pub const DEFAULT_PATH: &str = "/etc/chessboardd/config.toml";
 
+/// The config as written; `B` is one `[board]` or a list of `[[board]]`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RawConfig {
+pub struct RawConfig<B = RawBoard> {
     #[serde(default)]
     pub rules: RawRules,
     #[serde(default)]
-    pub board: RawBoard,
+    pub board: B,
     #[serde(default)]
     pub clock: RawClock,
     #[serde(default)]
@@ -105,6 +106,8 @@ pub struct RawRules {
 #[serde(deny_unknown_fields)]
 pub struct RawBoard {
     pub name: Option<Spanned<String>>,
+    /// Two boards: who plays on this one (`white`, `black`; `both` for a shared board).
+    pub player: Option<Spanned<String>>,
     pub driver: Option<Spanned<String>>,
     pub port: Option<Spanned<String>>,
     pub debounce_ms: Option<Spanned<i64>>,
@@ -168,6 +171,10 @@ pub struct Config {
     pub board: Option<BoardSpec>,
     /// Names of the boards (the replay's `BOARD:` prefix).
     pub boards: Vec<String>,
+    /// Who plays on each board (`None`: both, one shared board).
+    pub players: Vec<Option<Color>>,
+    /// Each board's driver and port, when given.
+    pub board_specs: Vec<Option<BoardSpec>>,
 }
 
 impl Default for Config {
@@ -183,6 +190,8 @@ impl Default for Config {
             control: ControlConfig::default(),
             board: None,
             boards: vec!["board".to_string()],
+            players: vec![None],
+            board_specs: vec![None],
         }
     }
 }
@@ -331,7 +340,24 @@ impl Config {
 
     /// Validates config text; `path` is only used in messages.
     pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
-        let raw: RawConfig = toml::from_str(text).map_err(|e| {
+        // Several boards are written as [[board]] tables, one board as [board].
+        let many = text
+            .lines()
+            .any(|l| l.trim_start().starts_with("[[board]]"));
+        let parsed: Result<RawConfig<Vec<RawBoard>>, toml::de::Error> = if many {
+            toml::from_str(text)
+        } else {
+            toml::from_str::<RawConfig>(text).map(|r| RawConfig {
+                board: vec![r.board],
+                rules: r.rules,
+                clock: r.clock,
+                speech: r.speech,
+                announce: r.announce,
+                gpio: r.gpio,
+                control: r.control,
+            })
+        };
+        let mut raw = parsed.map_err(|e| {
             // One line, in words a person reads; the key in front when the error has one.
             let msg = suggest(e.message())
                 .trim()
@@ -349,8 +375,12 @@ impl Config {
                 None => ConfigError(format!("{}: {msg}", path.display())),
             }
         })?;
+        if raw.board.is_empty() {
+            raw.board.push(RawBoard::default());
+        }
         let cx = Ctx { path, text };
         let d = Settings::default();
+        let first = &raw.board[0];
         let promotion_default = match &raw.rules.promotion_default {
             None => Role::Queen,
             Some(s) => match s.get_ref().as_str() {
@@ -383,19 +413,14 @@ impl Config {
             rules: cx.parse(&raw.rules.profile, "rules.profile", RuleProfile::default())?,
             mode: cx.parse(&raw.rules.mode, "rules.mode", Mode::default())?,
             debounce_ms: cx.millis(
-                &raw.board.debounce_ms,
+                &first.debounce_ms,
                 "board.debounce_ms",
                 0..=1000,
                 d.debounce_ms,
             )?,
-            settle_ms: cx.millis(
-                &raw.board.settle_ms,
-                "board.settle_ms",
-                0..=2000,
-                d.settle_ms,
-            )?,
+            settle_ms: cx.millis(&first.settle_ms, "board.settle_ms", 0..=2000, d.settle_ms)?,
             mismatch_ms: cx.millis(
-                &raw.board.mismatch_ms,
+                &first.mismatch_ms,
                 "board.mismatch_ms",
                 100..=60_000,
                 d.mismatch_ms,
@@ -446,10 +471,6 @@ impl Config {
             help: None,
             phrases: Phrases::new(lang, style, files),
         };
-        let name = raw
-            .board
-            .name
-            .map_or_else(|| "board".to_string(), |n| n.into_inner());
         let mut words = Vec::new();
         let mut probe = Phrases::new(lang, style, files);
         for (key, value) in raw.speech.words.iter().flatten() {
@@ -527,28 +548,49 @@ impl Config {
         };
         let gpio = gpio_config(&cx, &raw.gpio)?;
         let control = control_config(&cx, &raw.control)?;
-        let board = match &raw.board.driver {
-            Some(d) if !d.get_ref().trim().is_empty() => {
-                let driver = d.get_ref().trim();
-                let port = raw.board.port.as_ref().map_or("", |p| p.get_ref().trim());
-                let spec = if port.is_empty() {
-                    driver.to_string()
+        let mut specs = Vec::new();
+        let mut players = Vec::new();
+        let mut names = Vec::new();
+        for (i, b) in raw.board.iter().enumerate() {
+            let key = |k: &str| {
+                if raw.board.len() > 1 {
+                    format!("board[{}].{k}", i + 1)
                 } else {
-                    format!("{driver}:{port}")
-                };
-                Some(spec.parse::<BoardSpec>().or_else(|e| {
-                    cx.err(
-                        d.span(),
-                        "board.driver",
-                        format!(
-                            "{e}; as driver and port: gpio, or diy, dgt, chesslink with the port \
-                             (\"/dev/ttyUSB0\"), or sim with a PGN file"
-                        ),
-                    )
-                })?)
+                    format!("board.{k}")
+                }
+            };
+            specs.push(board_spec(&cx, b, &key("driver"))?);
+            players.push(match &b.player {
+                None => None,
+                Some(p) => match p.get_ref().as_str() {
+                    "both" => None,
+                    "white" => Some(Color::White),
+                    "black" => Some(Color::Black),
+                    other => {
+                        return cx.err(
+                            p.span(),
+                            &key("player"),
+                            format!("'{other}' is not a player (accepted: white, black, both)"),
+                        )
+                    }
+                },
+            });
+            let name = b
+                .name
+                .as_ref()
+                .map_or_else(|| format!("board{}", i + 1), |n| n.get_ref().clone());
+            let name = if raw.board.len() == 1 && b.name.is_none() {
+                "board".to_string()
+            } else {
+                name
+            };
+            if names.contains(&name) {
+                let span = b.name.as_ref().map_or(0..0, |n| n.span());
+                return cx.err(span, &key("name"), format!("'{name}' names two boards"));
             }
-            _ => None,
-        };
+            names.push(name);
+        }
+        let board = specs[0].clone();
         let mut cfg = Config {
             settings,
             lang,
@@ -559,12 +601,42 @@ impl Config {
             gpio,
             control,
             board,
-            boards: vec![name],
+            boards: names,
+            players,
+            board_specs: specs,
         };
         cfg.set_speech(None, None, None);
         Ok(cfg)
     }
+}
 
+/// The board of a `[board]` table: its driver and port, if given.
+fn board_spec(cx: &Ctx, b: &RawBoard, key: &str) -> Result<Option<BoardSpec>, ConfigError> {
+    Ok(match &b.driver {
+        Some(d) if !d.get_ref().trim().is_empty() => {
+            let driver = d.get_ref().trim();
+            let port = b.port.as_ref().map_or("", |p| p.get_ref().trim());
+            let spec = if port.is_empty() {
+                driver.to_string()
+            } else {
+                format!("{driver}:{port}")
+            };
+            Some(spec.parse::<BoardSpec>().or_else(|e| {
+                cx.err(
+                    d.span(),
+                    key,
+                    format!(
+                        "{e}; as driver and port: gpio, or diy, dgt, chesslink with the port \
+                             (\"/dev/ttyUSB0\"), or sim with a PGN file"
+                    ),
+                )
+            })?)
+        }
+        _ => None,
+    })
+}
+
+impl Config {
     /// Sets the announcement language, style or file words and rebuilds the phrases.
     pub fn set_speech(
         &mut self,

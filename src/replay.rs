@@ -7,6 +7,7 @@ use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Square};
 
 use crate::engine::debounce::{EMPTY, OCCUPIED};
+use crate::engine::table::Table;
 use crate::engine::{Button, Engine, Event, Millis, Reading, Settings};
 
 /// Time between lines that give none.
@@ -198,12 +199,6 @@ pub fn parse_script(text: &str, boards: &[String]) -> Result<Vec<Line>, ScriptEr
                 )))
             }
         };
-        if board != 0 {
-            return Err(err(format!(
-                "board '{}': play on more than one board is not supported yet",
-                boards[board]
-            )));
-        }
         lines.push(Line {
             line_no,
             t,
@@ -218,11 +213,22 @@ pub fn parse_script(text: &str, boards: &[String]) -> Result<Vec<Line>, ScriptEr
 /// Runs parsed lines through a fresh engine, handing every event to `sink` in time order.
 /// Returns the engine, which holds the finished game.
 pub fn run(lines: &[Line], settings: Settings, mut sink: impl FnMut(&Event)) -> Engine {
-    let mut engine = Engine::new(settings);
+    run_boards(lines, settings, &[None], |_, e| sink(e))
+}
+
+/// Runs parsed lines on one game played on several boards (`players`: who plays on each), handing
+/// every event with its board to `sink`. Returns the engine that holds the finished game.
+pub fn run_boards(
+    lines: &[Line],
+    settings: Settings,
+    players: &[Option<shakmaty::Color>],
+    mut sink: impl FnMut(usize, &Event),
+) -> Engine {
+    let mut engine = Table::new(settings, players);
     let mut out = Vec::new();
-    let mut flush = |out: &mut Vec<Event>| {
-        for e in out.drain(..) {
-            sink(&e);
+    let mut flush = |out: &mut Vec<(usize, Event)>| {
+        for (b, e) in out.drain(..) {
+            sink(b, &e);
         }
     };
     if !matches!(
@@ -234,17 +240,19 @@ pub fn run(lines: &[Line], settings: Settings, mut sink: impl FnMut(&Event)) -> 
     ) {
         engine.new_game(0, Chess::default(), true, &mut out);
     }
+    let boards = engine.boards();
     let mut end: Millis = 0;
     for line in lines {
         let t = line.t;
+        let board = line.board.min(boards - 1);
         match &line.verb {
             Verb::Setup(pos) => {
                 let pos = pos.as_deref().cloned().unwrap_or_default();
                 engine.new_game(t, pos, true, &mut out);
             }
-            Verb::Lift(sq) => engine.reading(t, Reading::Square(*sq, EMPTY), &mut out),
-            Verb::Place(sq) => engine.reading(t, Reading::Square(*sq, OCCUPIED), &mut out),
-            Verb::Occupancy(mask) => engine.reading(t, Reading::occupancy(*mask), &mut out),
+            Verb::Lift(sq) => engine.reading(board, t, Reading::Square(*sq, EMPTY), &mut out),
+            Verb::Place(sq) => engine.reading(board, t, Reading::Square(*sq, OCCUPIED), &mut out),
+            Verb::Occupancy(mask) => engine.reading(board, t, Reading::occupancy(*mask), &mut out),
             Verb::Press(b) => engine.press(t, *b, &mut out),
             Verb::Wait(ms) => {
                 engine.advance(t + ms, &mut out);
@@ -256,7 +264,7 @@ pub fn run(lines: &[Line], settings: Settings, mut sink: impl FnMut(&Event)) -> 
     }
     engine.advance(end + TAIL_MS, &mut out);
     flush(&mut out);
-    engine
+    engine.into_leader()
 }
 
 #[cfg(test)]

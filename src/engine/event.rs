@@ -120,6 +120,10 @@ pub enum EventKind {
         rate: u32,
         volume: u32,
     },
+    /// Two boards: the opponent's move is executed on this board too (F2.1).
+    Replicated {
+        uci: String,
+    },
     /// A game was taken up again from the record after the daemon was down (daemon only).
     Resumed {
         fen: String,
@@ -151,6 +155,7 @@ impl EventKind {
             EventKind::TimeWarning { .. } => "time_warning",
             EventKind::Voice { .. } => "voice",
             EventKind::Resumed { .. } => "resumed",
+            EventKind::Replicated { .. } => "replicated",
         }
     }
 

@@ -6,6 +6,7 @@ pub mod debounce;
 pub mod event;
 pub mod game;
 pub mod rules;
+pub mod table;
 pub mod touch;
 pub mod tracker;
 

@@ -254,6 +254,11 @@ enum Phase {
     AwaitRestore {
         diff: (Bitboard, Bitboard),
     },
+    /// Two boards: the opponent's move, made on his board, is to be executed on this one
+    /// (Appendix F2.1).
+    Replicate {
+        m: Move,
+    },
     Over,
 }
 
@@ -473,6 +478,8 @@ pub struct Engine {
     voice: VoiceLevel,
     /// Games started so far (a new game, or a game restored): the record's writer follows it.
     games_started: u64,
+    /// Two boards: the player who plays on this board (his opponent plays on the other).
+    player: Option<Color>,
 }
 
 /// A game brought back from the record after the daemon was down.
@@ -524,6 +531,7 @@ impl Engine {
             warned: ByColor { white: 0, black: 0 },
             voice: s.voice,
             games_started: 0,
+            player: None,
             s,
         }
     }
@@ -545,6 +553,78 @@ impl Engine {
     pub fn reconfigure(&mut self, s: Settings) {
         self.s = s;
         self.arm_warnings();
+    }
+
+    /// Two boards: who plays on this board. While his opponent has the move, this board is only
+    /// watched (it must keep showing the position); the opponent's move is then executed here.
+    pub fn set_player(&mut self, player: Option<Color>) {
+        self.player = player;
+    }
+
+    pub fn player(&self) -> Option<Color> {
+        self.player
+    }
+
+    /// The opponent has the move, and makes it on his own board: this board is only watched.
+    fn passive(&self) -> bool {
+        self.phase == Phase::Play && self.player.is_some_and(|p| p != self.game.pos.turn())
+    }
+
+    /// Two boards: takes the game as `leader` (the board where the last move was made) has it.
+    /// A move made there since is to be executed on this board (the game record is the truth,
+    /// F2.7); anything else that changed the position (a takeback, a new game) is to be put
+    /// right on this board. With `clock`, this board's engine keeps the clock from now on (its
+    /// player has the move); without, it has none (only one engine runs the clock).
+    pub fn follow(&mut self, t: Millis, leader: &Engine, clock: bool, out: &mut Vec<Event>) {
+        self.advance(t, out);
+        self.now = self.now.max(t);
+        let before = self.game.plies.len();
+        let same_game = self.games_started == leader.games_started;
+        let one_more = same_game
+            && leader.game.plies.len() == before + 1
+            && self
+                .game
+                .plies
+                .iter()
+                .zip(&leader.game.plies)
+                .all(|(a, b)| a.m == b.m);
+        let unchanged = same_game
+            && leader.game.plies.len() == before
+            && self
+                .game
+                .plies
+                .iter()
+                .zip(&leader.game.plies)
+                .all(|(a, b)| a.m == b.m);
+        self.game = leader.game.clone();
+        self.games_started = leader.games_started;
+        self.illegal_counts = leader.illegal_counts;
+        self.draw_offer = leader.draw_offer;
+        self.last_say = leader.last_say.clone();
+        self.clock = if clock { leader.clock.clone() } else { None };
+        self.warned = leader.warned;
+        if leader.phase == Phase::Over {
+            self.phase = Phase::Over;
+            self.settle = None;
+            self.promo_due = None;
+            self.mismatch_due = None;
+            return;
+        }
+        if unchanged {
+            if self.phase == Phase::Over {
+                self.phase = Phase::Play;
+            }
+            return;
+        }
+        self.new_turn();
+        self.mismatch_reported = None;
+        self.phase = match (one_more, self.game.plies.last()) {
+            (true, Some(ply)) => Phase::Replicate { m: ply.m },
+            _ => Phase::AwaitRestore {
+                diff: (Bitboard::EMPTY, Bitboard::EMPTY),
+            },
+        };
+        self.evaluate(out);
     }
 
     /// How many games have been started (new or restored); a new game changes it.
@@ -938,6 +1018,13 @@ impl Engine {
     }
 
     fn on_lift(&mut self, sq: Square, out: &mut Vec<Event>) {
+        // Executing the opponent's move, or a board watched while the opponent moves on his:
+        // no touches here.
+        if self.passive() || matches!(self.phase, Phase::Replicate { .. }) {
+            // (A captured piece's square seen empty: the capture is being executed.)
+            self.vacated.add(sq);
+            return;
+        }
         let Some(piece) = self.game.pos.board().piece_at(sq) else {
             return;
         };
@@ -1039,6 +1126,22 @@ impl Engine {
         self.awaiting_clock = None;
         let pos_occ = self.game.pos.board().occupied();
         let diff = (pos_occ & !self.occ, self.occ & !pos_occ);
+        if let Phase::Replicate { m } = self.phase {
+            self.evaluate_replication(m, out);
+            return;
+        }
+        if self.passive() {
+            // The opponent's turn, on his board: this one must keep the position.
+            if self.board_shows(self.game.pos.board()) {
+                self.mismatch_due = None;
+                if self.owe_restored || self.mismatch_reported.is_some() {
+                    self.restored(out);
+                }
+            } else {
+                self.mismatch_due = Some(self.now.saturating_add(self.s.mismatch_ms));
+            }
+            return;
+        }
         if let Phase::AwaitRestore { diff: refused } = self.phase {
             if self.board_shows(self.game.pos.board()) {
                 self.phase = Phase::Play;
@@ -1138,6 +1241,44 @@ impl Engine {
             return;
         }
         if self.in_progress() {
+            self.mismatch_due = None;
+        } else {
+            self.mismatch_due = Some(self.now.saturating_add(self.s.mismatch_ms));
+        }
+    }
+
+    /// Two boards: is the opponent's move `m` executed on this board yet?
+    fn evaluate_replication(&mut self, m: Move, out: &mut Vec<Event>) {
+        // A capture on a board that sees only occupancy is executed when the captured piece's
+        // square has been seen empty (before that, lifting the capturing piece alone looks the
+        // same).
+        let capture_seen = !matches!(
+            m,
+            Move::Normal {
+                capture: Some(_),
+                ..
+            }
+        ) || self.ids_known
+            || self.vacated.contains(m.to());
+        if capture_seen && self.board_shows(self.game.pos.board()) {
+            self.phase = Phase::Play;
+            self.mismatch_due = None;
+            self.mismatch_reported = None;
+            self.owe_restored = false;
+            let color = !self.game.pos.turn();
+            self.emit(out, EventKind::Replicated { uci: uci(m, color) });
+            return;
+        }
+        // Not yet, or half done: the board differs from the position before the move only on
+        // the move's own squares (a piece in the hand). Not begun at all is no error either:
+        // the player may still be listening.
+        let Some(before) = self.game.plies.last().map(|p| p.before.clone()) else {
+            return;
+        };
+        let (emptied, filled, victim) = footprint(before.turn(), &m);
+        let involved = emptied | filled | victim.map_or(Bitboard::EMPTY, Bitboard::from_square);
+        let off = before.board().occupied() ^ self.occ;
+        if (off & !involved).is_empty() && self.wrong_pieces().is_empty() {
             self.mismatch_due = None;
         } else {
             self.mismatch_due = Some(self.now.saturating_add(self.s.mismatch_ms));
@@ -1590,7 +1731,11 @@ impl Engine {
             .map(|sq| (sq, board.role_at(sq)))
             .collect();
         let extra_sqs: Vec<Square> = extra.into_iter().collect();
-        let text = self.s.phrases.mismatch(&named, &extra_sqs);
+        let text = match (self.phase, self.game.plies.last()) {
+            // F2.1: "Auf Ihrem Brett: Springer von Gustav eins nach Felix drei".
+            (Phase::Replicate { m }, Some(_)) => self.s.phrases.on_your_board(m),
+            _ => self.s.phrases.mismatch(&named, &extra_sqs),
+        };
         self.emit(
             out,
             EventKind::Mismatch {

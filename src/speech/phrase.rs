@@ -162,6 +162,9 @@ pub struct Words {
     pub help: String,
     pub one_move: String,
     pub game_resumed: String,
+    pub on_your_board: String,
+    pub from: String,
+    pub to: String,
     pub one_minute: String,
     pub one_second: String,
     pub low_time: String,
@@ -276,6 +279,9 @@ word_fields!(
     help,
     one_move,
     game_resumed,
+    on_your_board,
+    from,
+    to,
     one_minute,
     one_second,
     low_time,
@@ -382,6 +388,9 @@ impl Words {
             help: "Befehle: letzter Zug, Züge, Zeit, am Zug, Stellung, Reihe, Linie, Feld, Umwandlung, Remis, Reklamation, Aufgabe, J'adoube, Pause, weiter, neue Partie, zurücknehmen, Hilfe, Uhr, Uhr starten, Pause oder weiter, schneller, langsamer, lauter, leiser".into(),
             one_move: "1 Zug".into(),
             game_resumed: "Partie fortgesetzt".into(),
+            on_your_board: "Auf Ihrem Brett".into(),
+            from: "von".into(),
+            to: "nach".into(),
             one_minute: "eine Minute".into(),
             one_second: "eine Sekunde".into(),
             low_time: "{side} noch {time}".into(),
@@ -485,6 +494,9 @@ impl Words {
             help: "Commands: last move, moves, time, turn, position, rank, file, square, promote, draw, claim, resign, adjust, pause, resume, new game, takeback, help, clock, start the clock, pause or resume, faster, slower, louder, quieter".into(),
             one_move: "1 move".into(),
             game_resumed: "Game resumed".into(),
+            on_your_board: "On your board".into(),
+            from: "from".into(),
+            to: "to".into(),
             one_minute: "one minute".into(),
             one_second: "one second".into(),
             low_time: "{side}: {time} left".into(),
@@ -588,6 +600,9 @@ impl Words {
             help: "Comenzi: ultima mutare, mutări, timp, la mutare, poziție, orizontală, verticală, câmp, transformare, remiză, cerere, abandon, ajustez, pauză, continuare, partidă nouă, retragere, ajutor, ceas, pornește ceasul, pauză sau continuare, mai repede, mai lent, mai tare, mai încet".into(),
             one_move: "o mutare".into(),
             game_resumed: "Partida continuă".into(),
+            on_your_board: "Pe tabla dumneavoastră".into(),
+            from: "de la".into(),
+            to: "la".into(),
             one_minute: "un minut".into(),
             one_second: "o secundă".into(),
             low_time: "{side} mai are {time}".into(),
@@ -689,6 +704,9 @@ impl Words {
             help: "Kommandon: senaste drag, drag, tid, vid draget, ställning, rad, linje, ruta, förvandling, remi, reklamation, uppgivet, justerar, paus, fortsätt, nytt parti, ta tillbaka, hjälp, klocka, starta klockan, paus eller fortsätt, snabbare, långsammare, högre, tystare".into(),
             one_move: "1 drag".into(),
             game_resumed: "Partiet fortsätter".into(),
+            on_your_board: "På ditt bräde".into(),
+            from: "från".into(),
+            to: "till".into(),
             one_minute: "en minut".into(),
             one_second: "en sekund".into(),
             low_time: "{side} har {time} kvar".into(),
@@ -899,6 +917,36 @@ impl Phrases {
             }
         }
         out
+    }
+
+    /// Two boards: the move to execute on one's own board, whole (F2.1): "Auf Ihrem Brett:
+    /// Springer von Gustav eins nach Felix drei".
+    pub fn on_your_board(&self, m: Move) -> String {
+        let w = &self.words;
+        let what = match m {
+            Move::Castle { king, rook } => {
+                if rook.file() > king.file() {
+                    w.short_castling.clone()
+                } else {
+                    w.long_castling.clone()
+                }
+            }
+            _ => {
+                let mut s = w.piece(m.role()).to_string();
+                push(&mut s, &w.from);
+                self.push_square(&mut s, m.from().unwrap_or(m.to()));
+                push(&mut s, &w.to);
+                self.push_square(&mut s, m.to());
+                if let Some(p) = m.promotion() {
+                    push(&mut s, w.piece(p));
+                }
+                if m.is_en_passant() {
+                    push(&mut s, &w.en_passant);
+                }
+                s
+            }
+        };
+        format!("{}: {what}", w.on_your_board)
     }
 
     /// A duration as "4 Minuten 30 Sekunden".
