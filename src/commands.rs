@@ -438,6 +438,22 @@ pub struct ControlFlags {
     pub keypad: Option<String>,
 }
 
+/// Two boards: what every player hears, wherever it happened (the moves, the game's end, the
+/// clock); the rest (touches, mismatches, executing the opponent's move) only the player of the
+/// board it happened on.
+fn for_everyone(kind: &EventKind) -> bool {
+    match kind {
+        EventKind::Move { .. }
+        | EventKind::GameOver { .. }
+        | EventKind::TimeWarning { .. }
+        | EventKind::Takeback { .. }
+        | EventKind::Resumed { .. }
+        | EventKind::Voice { .. } => true,
+        EventKind::Say { priority, .. } => *priority == chessboardd::engine::Priority::Result,
+        _ => false,
+    }
+}
+
 pub fn run(
     board: Option<&str>,
     flags: &GameFlags,
@@ -449,6 +465,7 @@ pub fn run(
 ) -> Result<(), Fail> {
     let start = fen.map(position).transpose()?;
     let mut cfg = config_from(flags, true)?;
+    let board_flag = board;
     let spec = match board {
         Some(b) => b
             .parse::<BoardSpec>()
@@ -468,17 +485,52 @@ pub fn run(
     }
     let controls = cfg.control.clone();
     let sc = speech_from(&cfg, speech_flags)?;
-    let announce = sc.announce.clone();
     let settings = cfg.settings.clone();
     let phrases = settings.phrases.clone();
-    let source = Source::from_spec(&spec, &cfg.gpio)
-        .map_err(|e| Fail(1, format!("--board {board}: {e}")))?;
+    // The boards: the one given, or those of the config (two boards: each with its player).
+    let mut boards = vec![(
+        Source::from_spec(&spec, &cfg.gpio)
+            .map_err(|e| Fail(1, format!("--board {board}: {e}")))?,
+        None,
+    )];
+    if board_flag.is_none() && cfg.boards.len() > 1 {
+        boards.clear();
+        for (i, name) in cfg.boards.iter().enumerate() {
+            let spec = cfg.board_specs[i].clone().ok_or_else(|| {
+                Fail(
+                    EXIT_CONFIG,
+                    format!("board '{name}': no driver in the config"),
+                )
+            })?;
+            let source = Source::from_spec(&spec, &cfg.gpio)
+                .map_err(|e| Fail(1, format!("board '{name}' ({spec}): {e}")))?;
+            boards.push((source, cfg.players[i]));
+        }
+    }
+    // A speaker for each player with a board (one for a shared board), hearing what concerns him.
+    let speeches: Vec<SpeechConfig> = boards
+        .iter()
+        .enumerate()
+        .map(|(i, (_, player))| {
+            let mut sc = sc.clone();
+            if boards.len() > 1 {
+                sc.announce.listener = *player;
+                if let Some(d) = cfg.board_devices.get(i).cloned().flatten() {
+                    sc.device = Some(d);
+                }
+            }
+            sc
+        })
+        .collect();
+    let announces: Vec<_> = speeches.iter().map(|s| s.announce.clone()).collect();
+    let several = boards.len() > 1;
+    let names = cfg.boards.clone();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| Fail(1, format!("cannot start the runtime: {e}")))?;
-    let mut speaker = start_speaker(sc);
-    if let Some(s) = &mut speaker {
+    let mut speakers: Vec<Option<Speaker>> = speeches.into_iter().map(start_speaker).collect();
+    for s in speakers.iter_mut().flatten() {
         s.say(&phrases.words.starting, Class::Info, None);
     }
     let print = |line: String| {
@@ -525,9 +577,9 @@ pub fn run(
                 _ => std::future::pending::<()>().await,
             }
         };
-        chessboardd::daemon::run(
+        chessboardd::daemon::run_boards(
             settings,
-            source,
+            boards,
             chessboardd::daemon::RunOptions {
                 start,
                 socket: control_flags.socket.clone().or(cfg.control.socket.clone()),
@@ -539,12 +591,22 @@ pub fn run(
                 notify,
                 reload: Some(reload_rx),
             },
-            |e| {
-                if let Some(s) = &mut speaker {
-                    s.event(&spoken(&e.kind, &announce, &phrases));
+            |b, e| {
+                for (i, s) in speakers.iter_mut().enumerate() {
+                    if let Some(s) = s {
+                        if !several || i == b || for_everyone(&e.kind) {
+                            s.event(&spoken(&e.kind, &announces[i], &phrases));
+                        }
+                    }
+                }
+                let mut json = e.to_json();
+                if several {
+                    json.pop();
+                    let name = names.get(b).map_or("", String::as_str);
+                    json.push_str(&format!(",\"board\":{}}}", serde_json::Value::from(name)));
                 }
                 if events_json {
-                    print(e.to_json());
+                    print(json);
                 } else if let Some((text, _)) = e.kind.spoken() {
                     print(format!("\u{1f50a} {text}"));
                 }
@@ -553,9 +615,9 @@ pub fn run(
         )
         .await
     });
-    if let Some(s) = speaker {
+    for s in speakers.into_iter().flatten() {
         for e in s.finish().errors {
-            eprintln!("chessboardd: speech: {e}");
+            tracing::warn!("speech: {e}");
         }
     }
     if !events_json {

@@ -108,6 +108,8 @@ pub struct RawBoard {
     pub name: Option<Spanned<String>>,
     /// Two boards: who plays on this one (`white`, `black`; `both` for a shared board).
     pub player: Option<Spanned<String>>,
+    /// Two boards: the sound card of this board's player ("" for speech.device).
+    pub device: Option<Spanned<String>>,
     pub driver: Option<Spanned<String>>,
     pub port: Option<Spanned<String>>,
     pub debounce_ms: Option<Spanned<i64>>,
@@ -175,6 +177,8 @@ pub struct Config {
     pub players: Vec<Option<Color>>,
     /// Each board's driver and port, when given.
     pub board_specs: Vec<Option<BoardSpec>>,
+    /// Each board's player's sound card, when it has its own.
+    pub board_devices: Vec<Option<String>>,
 }
 
 impl Default for Config {
@@ -192,6 +196,7 @@ impl Default for Config {
             boards: vec!["board".to_string()],
             players: vec![None],
             board_specs: vec![None],
+            board_devices: vec![None],
         }
     }
 }
@@ -549,6 +554,7 @@ impl Config {
         let gpio = gpio_config(&cx, &raw.gpio)?;
         let control = control_config(&cx, &raw.control)?;
         let mut specs = Vec::new();
+        let mut devices = Vec::new();
         let mut players = Vec::new();
         let mut names = Vec::new();
         for (i, b) in raw.board.iter().enumerate() {
@@ -560,6 +566,12 @@ impl Config {
                 }
             };
             specs.push(board_spec(&cx, b, &key("driver"))?);
+            devices.push(
+                b.device
+                    .as_ref()
+                    .map(|d| d.get_ref().trim().to_string())
+                    .filter(|d| !d.is_empty()),
+            );
             players.push(match &b.player {
                 None => None,
                 Some(p) => match p.get_ref().as_str() {
@@ -604,6 +616,7 @@ impl Config {
             boards: names,
             players,
             board_specs: specs,
+            board_devices: devices,
         };
         cfg.set_speech(None, None, None);
         Ok(cfg)

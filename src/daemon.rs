@@ -15,6 +15,7 @@ use crate::board::{chesslink, dgt, diy, BoardSpec, DriverMsg};
 use crate::config::{ControlConfig, GpioConfig, GpioWiring};
 use crate::control::buttons::{self, CdevButtons};
 use crate::control::keypad;
+use crate::engine::table::Table;
 use crate::engine::{Engine, Event, EventKind, Millis, Settings};
 use crate::notify::Notifier;
 use crate::record::Journal;
@@ -345,9 +346,28 @@ fn spawn_controls(
 /// path. Every event goes to `on_event`. Returns the engine with the game.
 pub async fn run(
     settings: Settings,
-    mut source: Source,
+    source: Source,
     opts: RunOptions,
     mut on_event: impl FnMut(&Event),
+    shutdown: impl std::future::Future<Output = ()>,
+) -> Engine {
+    run_boards(
+        settings,
+        vec![(source, None)],
+        opts,
+        |_, e| on_event(e),
+        shutdown,
+    )
+    .await
+}
+
+/// Runs one game on several boards (two boards, Appendix F1): each with its source and the
+/// player who plays on it. Events come with the index of the board they happened on.
+pub async fn run_boards(
+    settings: Settings,
+    boards: Vec<(Source, Option<shakmaty::Color>)>,
+    opts: RunOptions,
+    mut on_event: impl FnMut(usize, &Event),
     shutdown: impl std::future::Future<Output = ()>,
 ) -> Engine {
     let RunOptions {
@@ -379,19 +399,42 @@ pub async fn run(
     }
     let mut journal_failed = false;
     let clock = DaemonClock::new(if speed > 0.0 { speed } else { 1.0 });
-    let (tx, mut rx) = mpsc::unbounded_channel::<(Millis, DriverMsg)>();
+    let (tx, mut rx) = mpsc::unbounded_channel::<(usize, Millis, DriverMsg)>();
     let stop = Arc::new(AtomicBool::new(false));
-    let simulated = matches!(source, Source::Simulated(..));
+    let simulated = boards
+        .iter()
+        .any(|(s, _)| matches!(s, Source::Simulated(..)));
     // The game starts where the simulated game does, or as asked, or from the initial position.
-    let start = match (&source, start) {
-        (_, Some(p)) => p,
-        (Source::Simulated(_, p), None) => (**p).clone(),
-        _ => shakmaty::Chess::default(),
+    let start = match start {
+        Some(p) => p,
+        None => boards
+            .iter()
+            .find_map(|(s, _)| match s {
+                Source::Simulated(_, p) => Some((**p).clone()),
+                _ => None,
+            })
+            .unwrap_or_default(),
     };
-    let lights = source.lights();
-    let driver = spawn_driver(source, clock, tx, stop.clone());
-    let mut engine = Engine::new(settings);
-    let mut out = Vec::new();
+    let players: Vec<Option<shakmaty::Color>> = boards.iter().map(|(_, p)| *p).collect();
+    let mut lights = Vec::new();
+    let mut drivers = Vec::new();
+    for (b, (mut source, _)) in boards.into_iter().enumerate() {
+        lights.push(source.lights());
+        // Each driver's messages, marked with its board.
+        let (board_tx, mut board_rx) = mpsc::unbounded_channel::<(Millis, DriverMsg)>();
+        drivers.push(spawn_driver(source, clock, board_tx, stop.clone()));
+        let tx = tx.clone();
+        tokio::spawn(async move {
+            while let Some((t, m)) = board_rx.recv().await {
+                if tx.send((b, t, m)).is_err() {
+                    break;
+                }
+            }
+        });
+    }
+    drop(tx);
+    let mut engine = Table::new(settings, &players);
+    let mut out: Vec<(usize, Event)> = Vec::new();
     match (&resume, &mut journal) {
         (Some((recorded, game)), Some(j)) => {
             let taken = engine.resume(clock.now(), game, &mut out);
@@ -400,7 +443,7 @@ pub async fn run(
                 recorded.date,
                 recorded.time
             );
-            j.adopt(&engine);
+            j.adopt(engine.leader());
         }
         _ => engine.new_game(clock.now(), start, true, &mut out),
     }
@@ -420,7 +463,7 @@ pub async fn run(
     let mut stopped = false;
     let mut board_open = true;
     // Ready: the board is open or being waited for, the game set up, the socket listening.
-    notify.ready(&match engine.game().plies.len() {
+    notify.ready(&match engine.leader().game().plies.len() {
         0 => "ready".to_string(),
         n => format!("ready, game taken up again after {n} plies"),
     });
@@ -428,7 +471,8 @@ pub async fn run(
     loop {
         // On disk before it is said.
         if let (Some(j), false) = (&mut journal, out.is_empty()) {
-            match j.sync(&engine, &out) {
+            let events: Vec<Event> = out.iter().map(|(_, e)| e.clone()).collect();
+            match j.sync(engine.leader(), &events) {
                 Ok(()) => journal_failed = false,
                 Err(e) if !journal_failed => {
                     journal_failed = true;
@@ -437,19 +481,21 @@ pub async fn run(
                 Err(_) => {}
             }
         }
-        for e in out.drain(..) {
-            lights.event(&e.kind);
+        for (b, e) in out.drain(..) {
+            if let Some(l) = lights.get(b) {
+                l.event(&e.kind);
+            }
             if let Some(status) = status_of(&e.kind) {
                 notify.status(&status);
             }
-            on_event(&e);
+            on_event(b, &e);
         }
         let deadline = engine.next_deadline().map(|d| clock.instant(d));
         tokio::select! {
                         msg = rx.recv(), if board_open => match msg {
-                Some((t, DriverMsg::Reading(r))) => engine.reading(t, r, &mut out),
-                Some((t, DriverMsg::Press(b))) => engine.press(t, b, &mut out),
-                Some((t, DriverMsg::Link(state))) => engine.link(t, state, &mut out),
+                Some((b, t, DriverMsg::Reading(r))) => engine.reading(b, t, r, &mut out),
+                Some((_, t, DriverMsg::Press(b))) => engine.press(t, b, &mut out),
+                Some((b, t, DriverMsg::Link(state))) => engine.link(b, t, state, &mut out),
                 // A simulated game is over: the demo ends, the daemon stays for its socket.
                 None if until_board_done => break,
                 None => board_open = false,
@@ -472,7 +518,7 @@ pub async fn run(
             Ok(()) = async { reload.as_mut().expect("checked").changed().await }, if reload.is_some() => {
                 let new = reload.as_mut().and_then(|r| r.borrow_and_update().clone());
                 if let Some(s) = new {
-                    engine.reconfigure(s);
+                    engine.reconfigure(&s);
                     tracing::info!("config reloaded");
                     notify.send("READY=1\nSTATUS=config reloaded");
                 }
@@ -491,26 +537,30 @@ pub async fn run(
             sleep_until(clock.instant(d)).await;
             engine.advance(d, &mut out);
             if let Some(j) = &mut journal {
-                let _ = j.sync(&engine, &out);
+                let events: Vec<Event> = out.iter().map(|(_, e)| e.clone()).collect();
+                let _ = j.sync(engine.leader(), &events);
             }
-            for e in out.drain(..) {
-                on_event(&e);
+            for (b, e) in out.drain(..) {
+                on_event(b, &e);
             }
         }
     }
     if let Some(j) = &mut journal {
-        if let Err(e) = j.sync(&engine, &out).and_then(|()| j.close()) {
+        let events: Vec<Event> = out.iter().map(|(_, e)| e.clone()).collect();
+        if let Err(e) = j.sync(engine.leader(), &events).and_then(|()| j.close()) {
             log(format!("the game record cannot be written: {e}"));
         }
     }
-    for e in out.drain(..) {
-        on_event(&e);
+    for (b, e) in out.drain(..) {
+        on_event(b, &e);
     }
-    let _ = driver.join();
+    for d in drivers {
+        let _ = d.join();
+    }
     for t in control_threads {
         let _ = t.join();
     }
-    engine
+    engine.into_leader()
 }
 
 /// Plays a simulated board's inputs through the engine (the demo).

@@ -158,6 +158,56 @@ impl Table {
         self.sync(t, out);
     }
 
+    /// A game taken up again from the record, on every board.
+    pub fn resume(
+        &mut self,
+        t: Millis,
+        game: &super::tracker::Resumed,
+        out: &mut Vec<(usize, Event)>,
+    ) -> usize {
+        // Whose move it is once the recorded moves are made: his board leads.
+        let turn = if game.moves.len() % 2 == 1 {
+            !game.start.turn()
+        } else {
+            game.start.turn()
+        };
+        self.leader = self
+            .engines
+            .iter()
+            .position(|e| e.player() == Some(turn))
+            .unwrap_or(0);
+        let mut taken = 0;
+        let mut buf = Vec::new();
+        for (i, e) in self.engines.iter_mut().enumerate() {
+            taken = e.resume(t, game, &mut buf);
+            // Said once, from the leading board.
+            if i == self.leader {
+                out.extend(buf.drain(..).map(|e| (i, e)));
+            }
+            buf.clear();
+        }
+        self.sync(t, out);
+        taken
+    }
+
+    /// A board's link changed (its driver says so).
+    pub fn link(
+        &mut self,
+        board: usize,
+        t: Millis,
+        state: super::tracker::LinkState,
+        out: &mut Vec<(usize, Event)>,
+    ) {
+        self.on(board, t, out, |e, buf| e.link(t, state, buf));
+    }
+
+    /// New settings for every board.
+    pub fn reconfigure(&mut self, s: &Settings) {
+        for e in &mut self.engines {
+            e.reconfigure(s.clone());
+        }
+    }
+
     /// The earliest time at which any board has something to do.
     pub fn next_deadline(&self) -> Option<Millis> {
         self.engines.iter().filter_map(Engine::next_deadline).min()

@@ -1,0 +1,83 @@
+//! Two boards in the live daemon (Appendix F1): two drivers feed one game; the player to move
+//! moves on his board, the other executes it on his.
+
+use chessboardd::daemon::{self, Source};
+use chessboardd::engine::debounce::{EMPTY, OCCUPIED};
+use chessboardd::engine::{EventKind, Reading, Settings};
+use chessboardd::sim::SimInput;
+use shakmaty::{Chess, Color, Square};
+
+fn lift(t: u64, sq: Square) -> (u64, SimInput) {
+    (t, SimInput::Reading(Reading::Square(sq, EMPTY)))
+}
+
+fn place(t: u64, sq: Square) -> (u64, SimInput) {
+    (t, SimInput::Reading(Reading::Square(sq, OCCUPIED)))
+}
+
+#[test]
+fn two_drivers_one_game() {
+    use Square::*;
+    // White's pegged board: 1.e4, then black's e5 executed, then 2.Nf3.
+    let peg = vec![
+        lift(300, E2),
+        place(500, E4),
+        lift(1600, E7),
+        place(1800, E5),
+        lift(2200, G1),
+        place(2400, F3),
+    ];
+    // Black's board: white's e4 executed (first wrongly to e3, then put right), then 1...e5.
+    let std = vec![
+        lift(700, E2),
+        place(800, E3),
+        lift(900, E3),
+        place(1000, E4),
+        lift(1200, E7),
+        place(1400, E5),
+    ];
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut seen = Vec::new();
+    rt.block_on(daemon::run_boards(
+        Settings::default(),
+        vec![
+            (
+                Source::Simulated(peg, Box::new(Chess::default())),
+                Some(Color::White),
+            ),
+            (
+                Source::Simulated(std, Box::new(Chess::default())),
+                Some(Color::Black),
+            ),
+        ],
+        daemon::RunOptions {
+            until_board_done: true,
+            speed: 4.0,
+            ..Default::default()
+        },
+        |b, e| match &e.kind {
+            EventKind::Move { san, .. } => seen.push(format!("{b} move {san}")),
+            EventKind::Replicated { uci } => seen.push(format!("{b} replicated {uci}")),
+            EventKind::Touched { square, .. } => seen.push(format!("{b} touched {square}")),
+            EventKind::Mismatch { .. } => seen.push(format!("{b} mismatch")),
+            _ => {}
+        },
+        std::future::pending(),
+    ));
+    assert_eq!(
+        seen,
+        [
+            "0 touched e2",
+            "0 move e4",
+            "1 replicated e2e4",
+            "1 touched e7",
+            "1 move e5",
+            "0 replicated e7e5",
+            "0 touched g1",
+            "0 move Nf3",
+        ]
+    );
+}
