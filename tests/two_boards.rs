@@ -5,7 +5,7 @@ use chessboardd::daemon::{self, Source};
 use chessboardd::engine::debounce::{EMPTY, OCCUPIED};
 use chessboardd::engine::{EventKind, Reading, Settings};
 use chessboardd::sim::SimInput;
-use shakmaty::{Chess, Color, Square};
+use shakmaty::{Color, Square};
 
 fn lift(t: u64, sq: Square) -> (u64, SimInput) {
     (t, SimInput::Reading(Reading::Square(sq, EMPTY)))
@@ -44,14 +44,8 @@ fn two_drivers_one_game() {
     rt.block_on(daemon::run_boards(
         Settings::default(),
         vec![
-            (
-                Source::Simulated(peg, Box::new(Chess::default())),
-                Some(Color::White),
-            ),
-            (
-                Source::Simulated(std, Box::new(Chess::default())),
-                Some(Color::Black),
-            ),
+            (Source::Simulated(peg, Box::default()), Some(Color::White)),
+            (Source::Simulated(std, Box::default()), Some(Color::Black)),
         ],
         daemon::RunOptions {
             until_board_done: true,
