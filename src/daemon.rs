@@ -189,6 +189,7 @@ pub fn spawn_driver(
                 let msg = match input {
                     SimInput::Reading(r) => DriverMsg::Reading(r),
                     SimInput::Press(b) => DriverMsg::Press(b),
+                    SimInput::Link(l) => DriverMsg::Link(l),
                 };
                 // A simulated reading carries the time it was planned for.
                 if tx.send((t, msg)).is_err() {

@@ -12,6 +12,8 @@ use crate::engine::{Button, Millis, Reading};
 pub enum SimInput {
     Reading(Reading),
     Press(Button),
+    /// The board's link goes and comes back (a cable pulled, a board switched off).
+    Link(crate::engine::LinkState),
 }
 
 /// How the simulated players handle their pieces.
@@ -328,6 +330,7 @@ pub fn run(
         match input {
             SimInput::Reading(r) => engine.reading(*t, r.clone(), &mut out),
             SimInput::Press(b) => engine.press(*t, *b, &mut out),
+            SimInput::Link(l) => engine.link(*t, *l, &mut out),
         }
         end = end.max(*t);
     }

@@ -3,7 +3,7 @@
 
 use chessboardd::daemon::{self, Source};
 use chessboardd::engine::debounce::{EMPTY, OCCUPIED};
-use chessboardd::engine::{EventKind, Reading, Settings};
+use chessboardd::engine::{EventKind, LinkState, Reading, Settings};
 use chessboardd::sim::SimInput;
 use shakmaty::{Color, Square};
 
@@ -72,6 +72,92 @@ fn two_drivers_one_game() {
             "0 replicated e7e5",
             "0 touched g1",
             "0 move Nf3",
+        ]
+    );
+}
+
+/// Runs a game on two simulated boards (white's, black's) and returns what happened on which.
+fn play(peg: Vec<(u64, SimInput)>, std: Vec<(u64, SimInput)>) -> Vec<String> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut seen = Vec::new();
+    rt.block_on(daemon::run_boards(
+        Settings::default(),
+        vec![
+            (Source::Simulated(peg, Box::default()), Some(Color::White)),
+            (Source::Simulated(std, Box::default()), Some(Color::Black)),
+        ],
+        daemon::RunOptions {
+            until_board_done: true,
+            speed: 4.0,
+            ..Default::default()
+        },
+        |b, e| match &e.kind {
+            EventKind::Move { san, .. } => seen.push(format!("{b} move {san}")),
+            EventKind::Replicated { uci } => seen.push(format!("{b} replicated {uci}")),
+            EventKind::Link { state } => seen.push(format!("{b} link {state}")),
+            EventKind::Mismatch { .. } => seen.push(format!("{b} mismatch")),
+            _ => {}
+        },
+        std::future::pending(),
+    ));
+    seen
+}
+
+/// The start position's occupancy with e2 moved to e4.
+const AFTER_E4: u64 = 0xFFFF_0000_1000_EFFF;
+
+#[test]
+fn a_board_whose_link_is_lost_and_back_catches_up() {
+    use Square::*;
+    // Black's board is switched off while white plays e4; black executes it meanwhile, and his
+    // board, back, reports the whole position: the move is found executed.
+    let peg = vec![lift(300, E2), place(500, E4)];
+    let std = vec![
+        (200, SimInput::Link(LinkState::Lost)),
+        (1000, SimInput::Link(LinkState::Reconnected)),
+        (1050, SimInput::Reading(Reading::occupancy(AFTER_E4))),
+        lift(1400, E7),
+        place(1600, E5),
+    ];
+    assert_eq!(
+        play(peg, std),
+        [
+            "1 link lost",
+            "0 move e4",
+            "1 link reconnected",
+            "1 replicated e2e4",
+            "1 move e5",
+        ]
+    );
+}
+
+#[test]
+fn a_board_back_without_the_move_is_told_to_execute_it() {
+    use Square::*;
+    // Back with the old position, and the player starts his own move: he is told.
+    let peg = vec![lift(300, E2), place(500, E4)];
+    let std = vec![
+        (200, SimInput::Link(LinkState::Lost)),
+        (1000, SimInput::Link(LinkState::Reconnected)),
+        (1050, SimInput::Reading(Reading::occupancy(0xFFFF_0000_0000_FFFF))),
+        lift(1400, E7),
+        place(1600, E5),
+        lift(5000, E5),
+        place(5200, E7),
+        lift(5400, E2),
+        place(5600, E4),
+    ];
+    assert_eq!(
+        play(peg, std),
+        [
+            "1 link lost",
+            "0 move e4",
+            "1 link reconnected",
+            "1 mismatch",
+            "1 replicated e2e4",
         ]
     );
 }
