@@ -518,6 +518,10 @@ pub fn run(
                 if let Some(d) = cfg.board_devices.get(i).cloned().flatten() {
                     sc.device = Some(d);
                 }
+                if let Some((own, opponent)) = cfg.board_hears.get(i) {
+                    sc.announce.own_moves = own.unwrap_or(sc.announce.own_moves);
+                    sc.announce.opponent_moves = opponent.unwrap_or(sc.announce.opponent_moves);
+                }
             }
             sc
         })

@@ -110,6 +110,9 @@ pub struct RawBoard {
     pub player: Option<Spanned<String>>,
     /// Two boards: the sound card of this board's player ("" for speech.device).
     pub device: Option<Spanned<String>>,
+    /// Two boards: what this board's player hears (over `[announce]`).
+    pub own_moves: Option<bool>,
+    pub opponent_moves: Option<bool>,
     pub driver: Option<Spanned<String>>,
     pub port: Option<Spanned<String>>,
     pub debounce_ms: Option<Spanned<i64>>,
@@ -179,6 +182,8 @@ pub struct Config {
     pub board_specs: Vec<Option<BoardSpec>>,
     /// Each board's player's sound card, when it has its own.
     pub board_devices: Vec<Option<String>>,
+    /// What each board's player hears: his own moves, his opponent's (`None`: as `[announce]`).
+    pub board_hears: Vec<(Option<bool>, Option<bool>)>,
 }
 
 impl Default for Config {
@@ -197,6 +202,7 @@ impl Default for Config {
             players: vec![None],
             board_specs: vec![None],
             board_devices: vec![None],
+            board_hears: vec![(None, None)],
         }
     }
 }
@@ -555,6 +561,7 @@ impl Config {
         let control = control_config(&cx, &raw.control)?;
         let mut specs = Vec::new();
         let mut devices = Vec::new();
+        let mut hears = Vec::new();
         let mut players = Vec::new();
         let mut names = Vec::new();
         for (i, b) in raw.board.iter().enumerate() {
@@ -566,6 +573,7 @@ impl Config {
                 }
             };
             specs.push(board_spec(&cx, b, &key("driver"))?);
+            hears.push((b.own_moves, b.opponent_moves));
             devices.push(
                 b.device
                     .as_ref()
@@ -617,6 +625,7 @@ impl Config {
             players,
             board_specs: specs,
             board_devices: devices,
+            board_hears: hears,
         };
         cfg.set_speech(None, None, None);
         Ok(cfg)

@@ -142,7 +142,10 @@ fn a_board_back_without_the_move_is_told_to_execute_it() {
     let std = vec![
         (200, SimInput::Link(LinkState::Lost)),
         (1000, SimInput::Link(LinkState::Reconnected)),
-        (1050, SimInput::Reading(Reading::occupancy(0xFFFF_0000_0000_FFFF))),
+        (
+            1050,
+            SimInput::Reading(Reading::occupancy(0xFFFF_0000_0000_FFFF)),
+        ),
         lift(1400, E7),
         place(1600, E5),
         lift(5000, E5),
