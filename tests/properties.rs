@@ -143,6 +143,8 @@ fn script(start: &Chess, inputs: &[(Millis, SimInput)]) -> String {
     for (t, input) in inputs {
         let line = match input {
             SimInput::Press(b) => format!("press {}", button_name(*b)),
+            // Not a replay verb; the generators here make none.
+            SimInput::Link(l) => format!("# link {l:?}"),
             SimInput::Reading(Reading::Square(sq, state)) => {
                 occ = set_bit(occ, *sq, *state != EMPTY);
                 format!("{} {sq}", if *state == EMPTY { "lift" } else { "place" })
@@ -178,7 +180,7 @@ fn occ_after(occ: u64, input: &SimInput) -> u64 {
     match input {
         SimInput::Reading(Reading::Square(sq, state)) => set_bit(occ, *sq, *state != EMPTY),
         SimInput::Reading(Reading::Frame(states)) => mask_of(states),
-        SimInput::Press(_) => occ,
+        SimInput::Press(_) | SimInput::Link(_) => occ,
     }
 }
 
