@@ -147,16 +147,8 @@ pub fn replay(flags: &GameFlags, pgn_out: Option<&PathBuf>, script: &str) -> Res
     // With several boards every event says on which board it happened.
     let names = cfg.boards.clone();
     let engine = replay::run_boards(&lines, settings, &cfg.players, |b, e| {
-        let mut json = e.to_json();
-        if names.len() > 1 {
-            if let Some(name) = names.get(b) {
-                json.pop();
-                json.push_str(&format!(
-                    ",\"board\":{}}}",
-                    serde_json::Value::from(name.as_str())
-                ));
-            }
-        }
+        let board = (names.len() > 1).then(|| names.get(b).map_or("", String::as_str));
+        let json = e.to_json_on(board);
         if !broken && writeln!(w, "{json}").is_err() {
             broken = true;
         }
@@ -432,6 +424,9 @@ pub struct ControlFlags {
     /// Put the control socket here (chessboardd ctl --socket PATH ...); default: control.socket
     #[arg(long, value_name = "PATH")]
     pub socket: Option<PathBuf>,
+    /// Serve the live web view here ("127.0.0.1:8080"); default: web.listen of the config
+    #[arg(long, value_name = "ADDR")]
+    pub web: Option<String>,
     /// Read keys from this evdev device (a USB keypad: /dev/input/by-id/...-event-kbd), or
     /// "auto" for the first keyboard found; default: control.keypad
     #[arg(long, value_name = "DEVICE")]
@@ -594,6 +589,8 @@ pub fn run(
                 state_dir: control_flags.state_dir.clone(),
                 notify,
                 reload: Some(reload_rx),
+                web: control_flags.web.clone().or(cfg.web.clone()),
+                board_names: names.clone(),
             },
             |b, e| {
                 for (i, s) in speakers.iter_mut().enumerate() {
@@ -603,12 +600,8 @@ pub fn run(
                         }
                     }
                 }
-                let mut json = e.to_json();
-                if several {
-                    json.pop();
-                    let name = names.get(b).map_or("", String::as_str);
-                    json.push_str(&format!(",\"board\":{}}}", serde_json::Value::from(name)));
-                }
+                let board = several.then(|| names.get(b).map_or("", String::as_str));
+                let json = e.to_json_on(board);
                 if events_json {
                     print(json);
                 } else if let Some((text, _)) = e.kind.spoken() {

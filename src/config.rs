@@ -46,6 +46,14 @@ pub struct RawConfig<B = RawBoard> {
     pub gpio: RawGpio,
     #[serde(default)]
     pub control: RawControl,
+    #[serde(default)]
+    pub web: RawWeb,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawWeb {
+    pub listen: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -180,6 +188,8 @@ pub struct Config {
     pub players: Vec<Option<Color>>,
     /// Each board's driver and port, when given.
     pub board_specs: Vec<Option<BoardSpec>>,
+    /// The web view's address; `None`: off.
+    pub web: Option<String>,
     /// Each board's player's sound card, when it has its own.
     pub board_devices: Vec<Option<String>>,
     /// What each board's player hears: his own moves, his opponent's (`None`: as `[announce]`).
@@ -202,6 +212,7 @@ impl Default for Config {
             players: vec![None],
             board_specs: vec![None],
             board_devices: vec![None],
+            web: None,
             board_hears: vec![(None, None)],
         }
     }
@@ -366,6 +377,7 @@ impl Config {
                 announce: r.announce,
                 gpio: r.gpio,
                 control: r.control,
+                web: r.web,
             })
         };
         let mut raw = parsed.map_err(|e| {
@@ -559,6 +571,23 @@ impl Config {
         };
         let gpio = gpio_config(&cx, &raw.gpio)?;
         let control = control_config(&cx, &raw.control)?;
+        let web = match &raw.web.listen {
+            Some(l) if !l.get_ref().trim().is_empty() => {
+                let addr = l.get_ref().trim();
+                if addr.parse::<std::net::SocketAddr>().is_err() {
+                    return cx.err(
+                        l.span(),
+                        "web.listen",
+                        format!(
+                            "'{addr}' is not an address and port (e.g. \"127.0.0.1:8080\", \
+                             \"0.0.0.0:8080\" for every network, \"[::1]:8080\")"
+                        ),
+                    );
+                }
+                Some(addr.to_string())
+            }
+            _ => None,
+        };
         let mut specs = Vec::new();
         let mut devices = Vec::new();
         let mut hears = Vec::new();
@@ -625,6 +654,7 @@ impl Config {
             players,
             board_specs: specs,
             board_devices: devices,
+            web,
             board_hears: hears,
         };
         cfg.set_speech(None, None, None);

@@ -20,6 +20,7 @@ use crate::engine::{Engine, Event, EventKind, Millis, Settings};
 use crate::notify::Notifier;
 use crate::record::Journal;
 use crate::sim::SimInput;
+use crate::web::Web;
 
 /// Time after a simulated board's last input, so pending timeouts (promotion, mismatch) fire.
 const TAIL_MS: Millis = 5_000;
@@ -273,6 +274,10 @@ pub struct RunOptions {
     pub notify: Notifier,
     /// New settings to take (SIGHUP: the config read again).
     pub reload: Option<tokio::sync::watch::Receiver<Option<Settings>>>,
+    /// The web view's address ("127.0.0.1:8080"); `None`: no web view.
+    pub web: Option<String>,
+    /// The boards' names, for events when there are several.
+    pub board_names: Vec<String>,
 }
 
 /// A line for systemd's status: what the daemon is doing.
@@ -381,7 +386,25 @@ pub async fn run_boards(
         state_dir,
         notify,
         mut reload,
+        web: web_listen,
+        board_names,
     } = opts;
+    let web = match web_listen {
+        Some(addr) => {
+            let web = Arc::new(Web::default());
+            match crate::web::serve(&addr, web.clone()).await {
+                Ok(bound) => {
+                    tracing::info!("web view at http://{bound}/");
+                    Some(web)
+                }
+                Err(e) => {
+                    tracing::error!("web view at {addr}: {e}; going on without it");
+                    None
+                }
+            }
+        }
+        None => None,
+    };
     let log = |m: String| tracing::warn!("{m}");
     let mut journal = None;
     let mut resume = None;
@@ -482,9 +505,17 @@ pub async fn run_boards(
                 Err(_) => {}
             }
         }
+        if let (Some(w), false) = (&web, out.is_empty()) {
+            w.update(engine.leader(), clock.now());
+        }
         for (b, e) in out.drain(..) {
             if let Some(l) = lights.get(b) {
                 l.event(&e.kind);
+            }
+            if let Some(w) = &web {
+                let name =
+                    (board_names.len() > 1).then(|| board_names.get(b).map_or("", String::as_str));
+                w.event(e.to_json_on(name));
             }
             if let Some(status) = status_of(&e.kind) {
                 notify.status(&status);

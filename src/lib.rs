@@ -13,3 +13,4 @@ pub mod record;
 pub mod replay;
 pub mod sim;
 pub mod speech;
+pub mod web;

@@ -206,4 +206,14 @@ impl Event {
         // Serializing plain owned data into a String cannot fail.
         serde_json::to_string(self).unwrap_or_default()
     }
+
+    /// One JSON line naming the board it happened on (when there are several).
+    pub fn to_json_on(&self, board: Option<&str>) -> String {
+        let mut json = self.to_json();
+        if let (Some(name), Some('}')) = (board, json.chars().last()) {
+            json.pop();
+            json.push_str(&format!(",\"board\":{}}}", serde_json::Value::from(name)));
+        }
+        json
+    }
 }

@@ -636,6 +636,11 @@ impl Engine {
         self.illegal_counts[c]
     }
 
+    /// Whose clock runs, if one does.
+    pub fn running_clock(&self) -> Option<Color> {
+        self.clock.as_ref().and_then(|c| c.running())
+    }
+
     /// Both clocks at `now`, if there is a clock.
     pub fn clocks(&self, now: Millis) -> Option<(i64, i64)> {
         self.clock.as_ref().map(|c| {

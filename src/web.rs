@@ -1,0 +1,199 @@
+//! The live web view for spectators and kiosks (Art. 6.15 demonstration boards): a small HTTP
+//! server, off unless configured, listening on localhost unless told otherwise.
+//!
+//! - `/`: the page (the board drawn in SVG, the last move marked, clocks, move list, result;
+//!   moves also read out through an ARIA live region), updated through server-sent events;
+//! - `/game.pgn`: the live game in PGN, as broadcast services poll it;
+//! - `/api/state`: the game as JSON; `/api/events`: the daemon's events as server-sent events.
+//!
+//! Only GET requests are served; anything else is refused. The server never blocks the daemon:
+//! the daemon hands it snapshots and events, and a slow client only loses events (and reloads
+//! the state).
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::json;
+use shakmaty::{Color, Position};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::sync::broadcast;
+
+use crate::engine::event::color_name;
+use crate::engine::game::fen_of;
+use crate::engine::{Engine, Millis};
+
+/// The page, self-contained (no external resources).
+pub const PAGE: &str = include_str!("web/index.html");
+
+/// What the server shows, handed over by the daemon.
+pub struct Web {
+    snapshot: Mutex<(String, String)>,
+    events: broadcast::Sender<String>,
+}
+
+impl std::fmt::Debug for Web {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Web")
+    }
+}
+
+impl Default for Web {
+    fn default() -> Web {
+        Web {
+            snapshot: Mutex::new((json!({}).to_string(), String::new())),
+            events: broadcast::channel(256).0,
+        }
+    }
+}
+
+/// The game as `/api/state` shows it.
+pub fn state_json(engine: &Engine, now: Millis) -> String {
+    let game = engine.game();
+    let phrases = &engine.settings().phrases;
+    let moves: Vec<serde_json::Value> = game
+        .plies
+        .iter()
+        .map(|p| {
+            let color = p.before.turn();
+            json!({
+                "ply": crate::engine::game::ply_number(&p.before),
+                "color": color_name(color),
+                "san": p.san.to_string(),
+                "uci": p.m.to_uci(shakmaty::CastlingMode::Standard).to_string(),
+                "say": phrases.announce(&p.san, p.m),
+                "fullmove": p.before.fullmoves().get(),
+                "white_ms": p.clocks.map(|c| c.0),
+                "black_ms": p.clocks.map(|c| c.1),
+            })
+        })
+        .collect();
+    let clock = engine.clocks(now).map(|(w, b)| {
+        json!({"white_ms": w, "black_ms": b, "running": engine.running_clock().map(color_name)})
+    });
+    let turn = game.pos.turn();
+    json!({
+        "fen": fen_of(&game.pos),
+        "start_fen": fen_of(&game.start),
+        "turn": color_name(turn),
+        "moves": moves,
+        "last_move": moves.last().map(|m| m["uci"].clone()),
+        "clock": clock,
+        "result": game.ending.map(|e| e.result()),
+        "reason": game.ending.map(|e| e.reason),
+        "winner": game.ending.and_then(|e| e.winner).map(|c: Color| color_name(c)),
+    })
+    .to_string()
+}
+
+impl Web {
+    /// The game changed: a new snapshot for `/api/state` and `/game.pgn`.
+    pub fn update(&self, engine: &Engine, now: Millis) {
+        let state = state_json(engine, now);
+        let pgn = engine.pgn();
+        if let Ok(mut s) = self.snapshot.lock() {
+            *s = (state, pgn);
+        }
+    }
+
+    /// An event for `/api/events` (one JSON object).
+    pub fn event(&self, json: String) {
+        // No subscriber is no error.
+        let _ = self.events.send(json);
+    }
+
+    fn snapshot(&self) -> (String, String) {
+        self.snapshot.lock().map(|s| s.clone()).unwrap_or_default()
+    }
+}
+
+/// Starts serving on `addr` ("127.0.0.1:8080"); returns the bound address (port 0 picks one).
+pub async fn serve(addr: &str, web: Arc<Web>) -> std::io::Result<std::net::SocketAddr> {
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    let bound = listener.local_addr()?;
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let web = web.clone();
+            tokio::spawn(async move {
+                let _ = handle(stream, web).await;
+            });
+        }
+    });
+    Ok(bound)
+}
+
+fn response(status: &str, kind: &str, body: &[u8]) -> Vec<u8> {
+    let mut r = format!(
+        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    r.extend_from_slice(body);
+    r
+}
+
+async fn handle(mut stream: tokio::net::TcpStream, web: Arc<Web>) -> std::io::Result<()> {
+    // The request head, at most 8 KiB, within 10 s.
+    let mut head = Vec::new();
+    let mut buf = [0u8; 1024];
+    let read_head = async {
+        while !head.windows(4).any(|w| w == b"\r\n\r\n") && head.len() < 8192 {
+            let n = stream.read(&mut buf).await?;
+            if n == 0 {
+                break;
+            }
+            head.extend_from_slice(&buf[..n]);
+        }
+        Ok::<_, std::io::Error>(())
+    };
+    if tokio::time::timeout(Duration::from_secs(10), read_head)
+        .await
+        .is_err()
+    {
+        return Ok(());
+    }
+    let text = String::from_utf8_lossy(&head);
+    let mut parts = text.lines().next().unwrap_or("").split_whitespace();
+    let (method, target) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+    let path = target.split('?').next().unwrap_or("");
+    if method != "GET" && method != "HEAD" {
+        let r = response("405 Method Not Allowed", "text/plain", b"only GET\n");
+        return stream.write_all(&r).await;
+    }
+    let (state, pgn) = web.snapshot();
+    let r = match path {
+        "/" | "/index.html" => response("200 OK", "text/html; charset=utf-8", PAGE.as_bytes()),
+        "/api/state" => response("200 OK", "application/json", state.as_bytes()),
+        "/game.pgn" => response(
+            "200 OK",
+            "application/x-chess-pgn; charset=utf-8",
+            pgn.as_bytes(),
+        ),
+        "/api/events" => return events(stream, web).await,
+        _ => response("404 Not Found", "text/plain", b"not found\n"),
+    };
+    stream.write_all(&r).await
+}
+
+/// Server-sent events: every daemon event as one `data:` line, a comment every 15 s to keep
+/// proxies from closing the stream.
+async fn events(mut stream: tokio::net::TcpStream, web: Arc<Web>) -> std::io::Result<()> {
+    let mut rx = web.events.subscribe();
+    stream
+        .write_all(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\nConnection: keep-alive\r\n\r\n: connected\n\n",
+        )
+        .await?;
+    loop {
+        let msg = tokio::time::timeout(Duration::from_secs(15), rx.recv()).await;
+        let chunk = match msg {
+            Err(_) => ": ping\n\n".to_string(),
+            Ok(Ok(json)) => format!("data: {json}\n\n"),
+            // Too slow to follow: tell it to read the state again.
+            Ok(Err(broadcast::error::RecvError::Lagged(_))) => {
+                "event: resync\ndata: {}\n\n".to_string()
+            }
+            Ok(Err(broadcast::error::RecvError::Closed)) => return Ok(()),
+        };
+        stream.write_all(chunk.as_bytes()).await?;
+    }
+}
