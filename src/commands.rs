@@ -902,10 +902,25 @@ pub fn ctl(socket: Option<&Path>, config: Option<&Path>, words: &[String]) -> Re
 }
 
 /// Lists the games of a state directory, or prints one.
-pub fn games(state_dir: &Path, pgn: Option<usize>) -> Result<(), Fail> {
+pub fn games(state_dir: &Path, pgn: Option<usize>, brf: Option<(usize, &str)>) -> Result<(), Fail> {
     let kept = chessboardd::record::games(state_dir)
         .map_err(|e| Fail(1, format!("{}: {e}", state_dir.display())))?;
     let mut out = std::io::stdout().lock();
+    if let Some((n, table)) = brf {
+        let game = n.checked_sub(1).and_then(|i| kept.get(i)).ok_or_else(|| {
+            Fail(
+                1,
+                format!(
+                    "no game {n} in {} ({} kept)",
+                    state_dir.display(),
+                    kept.len()
+                ),
+            )
+        })?;
+        let sheet = chessboardd::brf::scoresheet(&game.pgn, table).map_err(|e| Fail(1, e))?;
+        let _ = out.write_all(sheet.as_bytes());
+        return Ok(());
+    }
     match pgn {
         Some(n) => {
             let game = n.checked_sub(1).and_then(|i| kept.get(i)).ok_or_else(|| {

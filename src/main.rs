@@ -134,6 +134,12 @@ enum Command {
         /// Print game N as PGN (1 = the most recent)
         #[arg(long, value_name = "N")]
         pgn: Option<usize>,
+        /// Print game N as a Braille scoresheet (BRF: 40 cells, 25 lines a page), by liblouis
+        #[arg(long, value_name = "N", conflicts_with = "pgn")]
+        brf: Option<usize>,
+        /// The liblouis table for --brf
+        #[arg(long, value_name = "TABLE", default_value = chessboardd::brf::DEFAULT_TABLE)]
+        table: String,
     },
     /// Send one command to a running daemon and print its JSON answer (with the text spoken)
     Ctl {
@@ -264,7 +270,12 @@ fn main() -> ExitCode {
             fen.as_deref(),
             controls,
         ),
-        Command::Games { state_dir, pgn } => commands::games(state_dir, *pgn),
+        Command::Games {
+            state_dir,
+            pgn,
+            brf,
+            table,
+        } => commands::games(state_dir, *pgn, brf.map(|n| (n, table.as_str()))),
         Command::Ctl {
             socket,
             config,
