@@ -639,6 +639,24 @@ impl Config {
             }
             names.push(name);
         }
+        // Several boards: each player at his own board.
+        if raw.board.len() > 1 {
+            for (i, b) in raw.board.iter().enumerate() {
+                let p = players[i];
+                let taken = players[..i].contains(&p);
+                if p.is_none() || taken {
+                    let span = b
+                        .player
+                        .as_ref()
+                        .map_or_else(|| b.name.as_ref().map_or(0..0, |n| n.span()), |p| p.span());
+                    return cx.err(
+                        span,
+                        &format!("board[{}].player", i + 1),
+                        "with several boards each needs its own player (white or black)".into(),
+                    );
+                }
+            }
+        }
         let board = specs[0].clone();
         let mut cfg = Config {
             settings,

@@ -229,11 +229,22 @@ fn serve_control(
     // The daemon's group may use it (the arbiter, a kiosk's scripts).
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o660))?;
     Ok(tokio::spawn(async move {
-        while let Ok((stream, _)) = listener.accept().await {
+        loop {
+            let stream = match listener.accept().await {
+                Ok((s, _)) => s,
+                // Out of descriptors, a client gone: the socket stays.
+                Err(e) => {
+                    tracing::debug!("control socket: {e}");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                }
+            };
             let tx = tx.clone();
             tokio::spawn(async move {
+                use tokio::io::AsyncReadExt;
                 let (read, mut write) = stream.into_split();
-                let mut lines = BufReader::new(read).lines();
+                // A session's commands are short: one that sends endless text is cut off.
+                let mut lines = BufReader::new(read.take(1 << 20)).lines();
                 while let Ok(Some(line)) = lines.next_line().await {
                     let (reply_tx, reply_rx) = tokio::sync::oneshot::channel();
                     if tx.send((line, Some(reply_tx))).is_err() {

@@ -58,7 +58,7 @@ impl Notifier {
             .ok()
             .and_then(|u| u.parse::<u64>().ok())
             .filter(|u| *u > 0 && for_us)
-            .map(|u| Duration::from_micros(u / 2));
+            .map(|u| Duration::from_micros(u / 2).max(Duration::from_millis(1)));
         Notifier { sock, watchdog }
     }
 

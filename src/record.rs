@@ -59,6 +59,8 @@ pub enum Entry {
         reason: String,
         file: String,
     },
+    /// A finished game goes on (a move taken back after its end, casual play).
+    Reopen,
 }
 
 /// CRC-32 (IEEE 802.3), as zlib computes it.
@@ -130,6 +132,8 @@ pub struct Recorded {
     pub clocks: Option<(i64, i64)>,
     /// Result and reason, when it ended.
     pub ended: Option<(String, String)>,
+    /// The PGN file written when it ended (written again if it ends again).
+    pub file: Option<String>,
 }
 
 impl Recorded {
@@ -153,6 +157,7 @@ impl Recorded {
             illegal: (0, 0),
             clocks: None,
             ended: None,
+            file: None,
         };
         for e in &entries[1..] {
             match e {
@@ -174,9 +179,15 @@ impl Recorded {
                     g.clocks = clocks.or(g.clocks);
                 }
                 Entry::Clocks { white, black } => g.clocks = Some((*white, *black)),
-                Entry::End { result, reason, .. } => {
-                    g.ended = Some((result.clone(), reason.clone()))
+                Entry::End {
+                    result,
+                    reason,
+                    file,
+                } => {
+                    g.ended = Some((result.clone(), reason.clone()));
+                    g.file = Some(file.clone());
                 }
+                Entry::Reopen => g.ended = None,
             }
         }
         Some(g)
@@ -243,6 +254,8 @@ pub struct Journal {
     recorded: Recorded,
     /// PGN tags of the game (date, time).
     pgn_tags: Vec<(&'static str, String)>,
+    /// The journal's length after the last whole append: a failed append is cut back to it.
+    good_len: u64,
 }
 
 /// Opening the state directory: the writer, a game to take up, and what to report.
@@ -306,6 +319,7 @@ impl Journal {
         std::fs::rename(&tmp, &path)?;
         fsync_dir(dir);
         let file = OpenOptions::new().append(true).open(&path)?;
+        let good_len = file.metadata()?.len();
         let recorded = resume.as_ref().map_or_else(
             || Recorded {
                 start_fen: String::new(),
@@ -316,6 +330,7 @@ impl Journal {
                 illegal: (0, 0),
                 clocks: None,
                 ended: Some((String::new(), String::new())),
+                file: None,
             },
             |(r, _)| r.clone(),
         );
@@ -327,6 +342,7 @@ impl Journal {
                 serial: 0,
                 recorded,
                 pgn_tags,
+                good_len,
             },
             resume,
             notes,
@@ -338,13 +354,28 @@ impl Journal {
         self.serial = engine.games_started();
     }
 
+    /// Appends whole entries and syncs them; a failed append (a full disk) is cut back, so the
+    /// journal never holds half a line before good ones.
     fn append(&mut self, entries: &[Entry]) -> std::io::Result<()> {
         if entries.is_empty() {
             return Ok(());
         }
         let text: String = entries.iter().map(line).collect();
-        self.file.write_all(text.as_bytes())?;
-        self.file.sync_data()
+        let written = self
+            .file
+            .write_all(text.as_bytes())
+            .and_then(|()| self.file.sync_data());
+        match written {
+            Ok(()) => {
+                self.good_len += text.len() as u64;
+                Ok(())
+            }
+            Err(e) => {
+                let _ = self.file.set_len(self.good_len);
+                let _ = self.file.sync_data();
+                Err(e)
+            }
+        }
     }
 
     /// Starts a new journal for a new game (the old one is done with: its game was saved).
@@ -370,6 +401,7 @@ impl Journal {
         std::fs::rename(&tmp, &path)?;
         fsync_dir(&self.dir);
         self.file = OpenOptions::new().append(true).open(&path)?;
+        self.good_len = self.file.metadata()?.len();
         self.recorded = Recorded::from_entries(&[start]).unwrap_or_else(|| self.recorded.clone());
         self.pgn_tags = tags(&self.recorded);
         self.serial = engine.games_started();
@@ -387,29 +419,34 @@ impl Journal {
             self.start_game(engine)?;
         }
         let game = engine.game();
+        // Worked out on a copy, taken only once it is on disk: what failed is tried again.
+        let mut rec = self.recorded.clone();
         let mut entries = Vec::new();
         let ucis: Vec<String> = game
             .plies
             .iter()
             .map(|p| p.m.to_uci(CastlingMode::Standard).to_string())
             .collect();
-        let common = self
-            .recorded
+        if game.ending.is_none() && rec.ended.is_some() {
+            entries.push(Entry::Reopen);
+            rec.ended = None;
+        }
+        let common = rec
             .moves
             .iter()
             .zip(&ucis)
             .take_while(|((a, _), b)| a == *b)
             .count();
-        if common < self.recorded.moves.len() {
+        if common < rec.moves.len() {
             entries.push(Entry::Takeback { plies: common });
-            self.recorded.moves.truncate(common);
+            rec.moves.truncate(common);
         }
         for (ply, uci) in game.plies.iter().zip(&ucis).skip(common) {
             entries.push(Entry::Move {
                 uci: uci.clone(),
                 clocks: ply.clocks,
             });
-            self.recorded.moves.push((uci.clone(), ply.clocks));
+            rec.moves.push((uci.clone(), ply.clocks));
         }
         let illegal = (
             engine.illegal_count(Color::White),
@@ -421,8 +458,8 @@ impl Journal {
             } => Some((white_ms, black_ms)),
             _ => None,
         });
-        if illegal != self.recorded.illegal {
-            self.recorded.illegal = illegal;
+        if illegal != rec.illegal {
+            rec.illegal = illegal;
             entries.push(Entry::Illegal {
                 white: illegal.0,
                 black: illegal.1,
@@ -436,17 +473,21 @@ impl Journal {
                 entries.push(Entry::Clocks { white: w, black: b });
             }
         }
+        // The moves first: a PGN file that cannot be written does not keep them off the disk.
+        self.append(&entries)?;
+        self.recorded = rec;
         if let (Some(ending), None) = (game.ending, &self.recorded.ended) {
             let file = self.save_pgn(engine)?;
             let (result, reason) = (ending.result().to_string(), ending.reason.to_string());
-            self.recorded.ended = Some((result.clone(), reason.clone()));
-            entries.push(Entry::End {
-                result,
-                reason,
-                file,
-            });
+            self.append(&[Entry::End {
+                result: result.clone(),
+                reason: reason.clone(),
+                file: file.clone(),
+            }])?;
+            self.recorded.ended = Some((result, reason));
+            self.recorded.file = Some(file);
         }
-        self.append(&entries)
+        Ok(())
     }
 
     /// Writes the finished game's PGN file (named by its start); returns the file name.
@@ -456,7 +497,15 @@ impl Journal {
             tags.push(("TimeControl", tc.to_string()));
         }
         let tags: Vec<(&str, String)> = tags.into_iter().collect();
-        write_game(&self.dir, &self.recorded, &engine.game().to_pgn(&tags))
+        let pgn = engine.game().to_pgn(&tags);
+        match &self.recorded.file {
+            // Ended before, taken back, ended again: the same game, the same file.
+            Some(name) => {
+                replace_file(&self.dir.join(GAMES), name, &pgn)?;
+                Ok(name.clone())
+            }
+            None => write_game(&self.dir, &self.recorded, &pgn),
+        }
     }
 
     /// A game left unfinished when a new one started is saved with result `*`.
@@ -501,6 +550,19 @@ fn write_game(dir: &Path, r: &Recorded, pgn: &str) -> std::io::Result<String> {
     std::fs::rename(&tmp, games.join(&name))?;
     fsync_dir(&games);
     Ok(name)
+}
+
+/// Writes `name` in `dir` anew (a temporary file renamed over it).
+fn replace_file(dir: &Path, name: &str, text: &str) -> std::io::Result<()> {
+    let tmp = dir.join(format!(".{name}.tmp"));
+    {
+        let mut f = File::create(&tmp)?;
+        f.write_all(text.as_bytes())?;
+        f.sync_all()?;
+    }
+    std::fs::rename(&tmp, dir.join(name))?;
+    fsync_dir(dir);
+    Ok(())
 }
 
 /// Moves an unreadable journal aside; returns the report.

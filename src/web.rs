@@ -22,6 +22,11 @@ use crate::engine::event::color_name;
 use crate::engine::game::fen_of;
 use crate::engine::{Engine, Millis};
 
+/// Viewers served at once.
+const MAX_CLIENTS: usize = 64;
+/// A viewer that takes no data for this long is dropped.
+const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// The page, self-contained (no external resources).
 pub const PAGE: &str = include_str!("web/index.html");
 
@@ -110,11 +115,26 @@ impl Web {
 pub async fn serve(addr: &str, web: Arc<Web>) -> std::io::Result<std::net::SocketAddr> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let bound = listener.local_addr()?;
+    // At most this many viewers at once; more wait for a place.
+    let places = Arc::new(tokio::sync::Semaphore::new(MAX_CLIENTS));
     tokio::spawn(async move {
-        while let Ok((stream, _)) = listener.accept().await {
+        loop {
+            let (stream, _) = match listener.accept().await {
+                Ok(c) => c,
+                // Out of descriptors, a connection aborted: the server goes on.
+                Err(e) => {
+                    tracing::debug!("web view: {e}");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                }
+            };
+            let Ok(place) = places.clone().acquire_owned().await else {
+                break;
+            };
             let web = web.clone();
             tokio::spawn(async move {
                 let _ = handle(stream, web).await;
+                drop(place);
             });
         }
     });
@@ -157,7 +177,7 @@ async fn handle(mut stream: tokio::net::TcpStream, web: Arc<Web>) -> std::io::Re
     let path = target.split('?').next().unwrap_or("");
     if method != "GET" && method != "HEAD" {
         let r = response("405 Method Not Allowed", "text/plain", b"only GET\n");
-        return stream.write_all(&r).await;
+        return write(&mut stream, &r).await;
     }
     let (state, pgn) = web.snapshot();
     let r = match path {
@@ -171,18 +191,26 @@ async fn handle(mut stream: tokio::net::TcpStream, web: Arc<Web>) -> std::io::Re
         "/api/events" => return events(stream, web).await,
         _ => response("404 Not Found", "text/plain", b"not found\n"),
     };
-    stream.write_all(&r).await
+    write(&mut stream, &r).await
+}
+
+/// Writes, giving up on a viewer that does not read.
+async fn write(stream: &mut tokio::net::TcpStream, data: &[u8]) -> std::io::Result<()> {
+    match tokio::time::timeout(WRITE_TIMEOUT, stream.write_all(data)).await {
+        Ok(r) => r,
+        Err(_) => Err(std::io::ErrorKind::TimedOut.into()),
+    }
 }
 
 /// Server-sent events: every daemon event as one `data:` line, a comment every 15 s to keep
 /// proxies from closing the stream.
 async fn events(mut stream: tokio::net::TcpStream, web: Arc<Web>) -> std::io::Result<()> {
     let mut rx = web.events.subscribe();
-    stream
-        .write_all(
-            b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\nConnection: keep-alive\r\n\r\n: connected\n\n",
-        )
-        .await?;
+    write(
+        &mut stream,
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\nConnection: keep-alive\r\n\r\n: connected\n\n",
+    )
+    .await?;
     loop {
         let msg = tokio::time::timeout(Duration::from_secs(15), rx.recv()).await;
         let chunk = match msg {
@@ -194,6 +222,6 @@ async fn events(mut stream: tokio::net::TcpStream, web: Arc<Web>) -> std::io::Re
             }
             Ok(Err(broadcast::error::RecvError::Closed)) => return Ok(()),
         };
-        stream.write_all(chunk.as_bytes()).await?;
+        write(&mut stream, chunk.as_bytes()).await?;
     }
 }

@@ -164,3 +164,43 @@ fn a_board_back_without_the_move_is_told_to_execute_it() {
         ]
     );
 }
+
+#[test]
+fn a_capture_executed_while_the_link_was_lost_counts() {
+    use Square::*;
+    let peg = vec![
+        lift(300, E2),
+        place(500, E4),
+        lift(1600, D7),
+        place(1800, D5),
+        lift(2000, D5),
+        lift(2100, E4),
+        place(2300, D5),
+    ];
+    // Black's board sees only occupancy: back after exd5 was executed on it, its first report
+    // shows the position after the capture, which a capturing pawn still in the hand would
+    // show as well. Back from a lost link, it is the move done.
+    let after_exd5 = (0xFFFF_0000_0000_FFFFu64 & !(1 << 12) & !(1 << 51)) | (1 << 35);
+    let std = vec![
+        lift(700, E2),
+        place(900, E4),
+        lift(1100, D7),
+        place(1300, D5),
+        (1900, SimInput::Link(LinkState::Lost)),
+        (2600, SimInput::Link(LinkState::Reconnected)),
+        (2650, SimInput::Reading(Reading::occupancy(after_exd5))),
+    ];
+    assert_eq!(
+        play(peg, std),
+        [
+            "0 move e4",
+            "1 replicated e2e4",
+            "1 move d5",
+            "0 replicated d7d5",
+            "1 link lost",
+            "0 move exd5",
+            "1 link reconnected",
+            "1 replicated e4d5",
+        ]
+    );
+}

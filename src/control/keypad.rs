@@ -126,6 +126,7 @@ pub fn run(
         log(format!("keypad {}: reading keys", path.display()));
         reported_missing = false;
         let why = read_keys(&mut file, &path, &mut presses, &now, &send, &stop);
+        presses.release_all();
         if let Some(why) = why {
             log(why);
         }

@@ -310,6 +310,11 @@ impl Presses {
         out
     }
 
+    /// Forgets the keys held (the keypad is gone: their releases will never come).
+    pub fn release_all(&mut self) {
+        self.held.clear();
+    }
+
     /// When a held key becomes a long press.
     pub fn due(&self) -> Option<Millis> {
         self.held

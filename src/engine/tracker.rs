@@ -480,6 +480,8 @@ pub struct Engine {
     games_started: u64,
     /// Two boards: the player who plays on this board (his opponent plays on the other).
     player: Option<Color>,
+    /// The link came back: the board's next report may show a capture executed meanwhile.
+    relinked: bool,
 }
 
 /// A game brought back from the record after the daemon was down.
@@ -532,6 +534,7 @@ impl Engine {
             voice: s.voice,
             games_started: 0,
             player: None,
+            relinked: false,
             s,
         }
     }
@@ -601,6 +604,7 @@ impl Engine {
         self.illegal_counts = leader.illegal_counts;
         self.draw_offer = leader.draw_offer;
         self.last_say = leader.last_say.clone();
+        self.voice = leader.voice;
         self.clock = if clock { leader.clock.clone() } else { None };
         self.warned = leader.warned;
         if leader.phase == Phase::Over {
@@ -618,6 +622,8 @@ impl Engine {
         }
         self.new_turn();
         self.mismatch_reported = None;
+        // A link back before this move does not vouch for it.
+        self.relinked = false;
         self.phase = match (one_more, self.game.plies.last()) {
             (true, Some(ply)) => Phase::Replicate { m: ply.m },
             _ => Phase::AwaitRestore {
@@ -790,8 +796,8 @@ impl Engine {
             c.start(turn, self.now);
             c
         });
-        // Whether a warning was given before is not recorded: a clock within twice a
-        // threshold is taken to have been warned (no warning just for coming back).
+        // Whether a warning was given before is not recorded: a threshold the clock is already
+        // below is taken as given (no warning just for coming back).
         self.warned = ByColor { white: 0, black: 0 };
         for color in [Color::White, Color::Black] {
             let left = self.clocks(self.now).map_or(0, |(w, b)| match color {
@@ -799,7 +805,7 @@ impl Engine {
                 Color::Black => b,
             });
             for (i, &x) in self.s.time_warnings_ms.iter().enumerate().take(32) {
-                if left.max(0) as Millis <= 2 * x {
+                if left.max(0) as Millis <= x {
                     self.warned[color] |= 1 << i;
                 }
             }
@@ -1264,8 +1270,11 @@ impl Engine {
                 ..
             }
         ) || self.ids_known
+            // (A board back from a lost link reports the position as it is: done meanwhile.)
+            || self.relinked
             || self.vacated.contains(m.to());
         if capture_seen && self.board_shows(self.game.pos.board()) {
+            self.relinked = false;
             self.phase = Phase::Play;
             self.mismatch_due = None;
             self.mismatch_reported = None;
@@ -1809,6 +1818,7 @@ impl Engine {
             LinkState::Lost => ("lost", w.board_lost.clone()),
             LinkState::Reconnected => ("reconnected", w.board_reconnected.clone()),
         };
+        self.relinked = matches!(state, LinkState::Reconnected | LinkState::Connected);
         self.emit(out, EventKind::Link { state: name });
         self.say(out, text, Priority::Error);
     }
