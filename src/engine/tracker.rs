@@ -799,17 +799,8 @@ impl Engine {
         // Whether a warning was given before is not recorded: a threshold the clock is already
         // below is taken as given (no warning just for coming back).
         self.warned = ByColor { white: 0, black: 0 };
-        for color in [Color::White, Color::Black] {
-            let left = self.clocks(self.now).map_or(0, |(w, b)| match color {
-                Color::White => w,
-                Color::Black => b,
-            });
-            for (i, &x) in self.s.time_warnings_ms.iter().enumerate().take(32) {
-                if left.max(0) as Millis <= x {
-                    self.warned[color] |= 1 << i;
-                }
-            }
-        }
+        self.mark_warned(Color::White);
+        self.mark_warned(Color::Black);
         self.emit(
             out,
             EventKind::Resumed {
@@ -867,9 +858,11 @@ impl Engine {
     /// increment is not told at every move. At the start, thresholds the clock does not
     /// exceed are not warned of (a one-minute game does not begin with "one minute").
     fn arm_warnings(&mut self) {
-        let Some(clock) = &self.clock else { return };
+        if self.clock.is_none() {
+            return;
+        }
         for color in [Color::White, Color::Black] {
-            let left = clock.remaining(color, self.now).max(0) as Millis;
+            let left = self.time_left(color).max(0) as Millis;
             for (i, &x) in self.s.time_warnings_ms.iter().enumerate().take(32) {
                 let bit = 1 << i;
                 if self.warned[color] & bit != 0 && left > 2 * x {
@@ -877,11 +870,24 @@ impl Engine {
                 }
             }
             if self.game.plies.is_empty() {
-                for (i, &x) in self.s.time_warnings_ms.iter().enumerate().take(32) {
-                    if left <= x {
-                        self.warned[color] |= 1 << i;
-                    }
-                }
+                self.mark_warned(color);
+            }
+        }
+    }
+
+    /// What `color`'s clock shows now (nothing without a clock).
+    fn time_left(&self, color: Color) -> i64 {
+        self.clock
+            .as_ref()
+            .map_or(0, |c| c.remaining(color, self.now))
+    }
+
+    /// Takes every warning at or above what `color`'s clock shows as given.
+    fn mark_warned(&mut self, color: Color) {
+        let left = self.time_left(color).max(0) as Millis;
+        for (i, &x) in self.s.time_warnings_ms.iter().enumerate().take(32) {
+            if left <= x {
+                self.warned[color] |= 1 << i;
             }
         }
     }
@@ -891,16 +897,9 @@ impl Engine {
         let Some(color) = self.clock.as_ref().and_then(|c| c.running()) else {
             return;
         };
-        let left = self.clocks(self.now).map_or(0, |(w, b)| match color {
-            Color::White => w,
-            Color::Black => b,
-        });
+        let left = self.time_left(color);
         // Every threshold the clock has come down to is done with (a penalty may cross several).
-        for (i, &x) in self.s.time_warnings_ms.iter().enumerate().take(32) {
-            if left.max(0) as Millis <= x {
-                self.warned[color] |= 1 << i;
-            }
-        }
+        self.mark_warned(color);
         let say = self.s.phrases.low_time(color, left);
         self.emit(
             out,
