@@ -104,9 +104,9 @@ enum Command {
     },
     /// Run the daemon on a board: announce and record the game until SIGTERM
     Run {
-        /// The board: diy:PATH, dgt:PATH, chesslink:PATH (serial port or udev symlink), or
-        /// sim:GAME.pgn (the built-in simulated board plays that game)
-        /// Default: board.driver and board.port of the config
+        /// The board: gpio, diy:PATH, dgt:PATH, chesslink:PATH (serial port or udev symlink), or
+        /// sim:GAME.pgn (the built-in simulated board plays that game); default: the config's
+        /// board.driver and board.port (every [[board]] when it names two)
         #[arg(long, value_name = "BOARD")]
         board: Option<String>,
         #[command(flatten)]
