@@ -80,6 +80,12 @@ impl Table {
         if self.engines.len() == 1 {
             return;
         }
+        // A new game begun on any board (its start position set up after the end) is the game.
+        if let Some(newest) = (0..self.engines.len())
+            .max_by_key(|&i| (self.engines[i].games_started(), i == self.leader))
+        {
+            self.leader = newest;
+        }
         let next = self.wanted_leader();
         let mut buf = Vec::new();
         if next != self.leader {
