@@ -506,8 +506,7 @@ pub async fn run_boards(
     loop {
         // On disk before it is said.
         if let (Some(j), false) = (&mut journal, out.is_empty()) {
-            let events: Vec<Event> = out.iter().map(|(_, e)| e.clone()).collect();
-            match j.sync(engine.leader(), &events) {
+            match j.sync(engine.leader(), out.iter().map(|(_, e)| e)) {
                 Ok(()) => journal_failed = false,
                 Err(e) if !journal_failed => {
                     journal_failed = true;
@@ -580,8 +579,7 @@ pub async fn run_boards(
             sleep_until(clock.instant(d)).await;
             engine.advance(d, &mut out);
             if let Some(j) = &mut journal {
-                let events: Vec<Event> = out.iter().map(|(_, e)| e.clone()).collect();
-                let _ = j.sync(engine.leader(), &events);
+                let _ = j.sync(engine.leader(), out.iter().map(|(_, e)| e));
             }
             for (b, e) in out.drain(..) {
                 on_event(b, &e);
@@ -589,8 +587,8 @@ pub async fn run_boards(
         }
     }
     if let Some(j) = &mut journal {
-        let events: Vec<Event> = out.iter().map(|(_, e)| e.clone()).collect();
-        if let Err(e) = j.sync(engine.leader(), &events).and_then(|()| j.close()) {
+        let synced = j.sync(engine.leader(), out.iter().map(|(_, e)| e));
+        if let Err(e) = synced.and_then(|()| j.close()) {
             log(format!("the game record cannot be written: {e}"));
         }
     }

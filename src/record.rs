@@ -410,7 +410,24 @@ impl Journal {
 
     /// Records what the engine's game gained since the last call (`events` are the ones about
     /// to be announced); returns when it is on disk.
-    pub fn sync(&mut self, engine: &Engine, events: &[Event]) -> std::io::Result<()> {
+    pub fn sync<'a>(
+        &mut self,
+        engine: &Engine,
+        events: impl IntoIterator<Item = &'a Event>,
+    ) -> std::io::Result<()> {
+        // What the events tell the record: the clocks as last reported, and whether a move
+        // (which carries its own clocks) was among them.
+        let mut clock_event = None;
+        let mut moved = false;
+        for e in events {
+            match e.kind {
+                EventKind::Clock {
+                    white_ms, black_ms, ..
+                } => clock_event = Some((white_ms, black_ms)),
+                EventKind::Move { .. } => moved = true,
+                _ => {}
+            }
+        }
         if engine.games_started() != self.serial {
             // An unfinished game replaced by a new one is kept too.
             if self.recorded.ended.is_none() && !self.recorded.moves.is_empty() {
@@ -452,12 +469,6 @@ impl Journal {
             engine.illegal_count(Color::White),
             engine.illegal_count(Color::Black),
         );
-        let clock_event = events.iter().rev().find_map(|e| match e.kind {
-            EventKind::Clock {
-                white_ms, black_ms, ..
-            } => Some((white_ms, black_ms)),
-            _ => None,
-        });
         if illegal != rec.illegal {
             rec.illegal = illegal;
             entries.push(Entry::Illegal {
@@ -465,13 +476,8 @@ impl Journal {
                 black: illegal.1,
                 clocks: clock_event,
             });
-        } else if let Some((w, b)) = clock_event {
-            let moved = events
-                .iter()
-                .any(|e| matches!(e.kind, EventKind::Move { .. }));
-            if !moved {
-                entries.push(Entry::Clocks { white: w, black: b });
-            }
+        } else if let (Some((w, b)), false) = (clock_event, moved) {
+            entries.push(Entry::Clocks { white: w, black: b });
         }
         // The moves first: a PGN file that cannot be written does not keep them off the disk.
         self.append(&entries)?;

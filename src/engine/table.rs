@@ -65,12 +65,14 @@ impl Table {
         &self.engines[board]
     }
 
+    /// The board `color` plays on, if one is his.
+    fn board_of(&self, color: Color) -> Option<usize> {
+        self.engines.iter().position(|e| e.player() == Some(color))
+    }
+
     /// The board whose player has the move (the leader stays when no board is his).
     fn wanted_leader(&self) -> usize {
-        let turn = self.leader().game().pos.turn();
-        self.engines
-            .iter()
-            .position(|e| e.player() == Some(turn))
+        self.board_of(self.leader().game().pos.turn())
             .unwrap_or(self.leader)
     }
 
@@ -146,12 +148,7 @@ impl Table {
         out: &mut Vec<(usize, Event)>,
     ) {
         self.advance(t, out);
-        let turn = start.turn();
-        self.leader = self
-            .engines
-            .iter()
-            .position(|e| e.player() == Some(turn))
-            .unwrap_or(0);
+        self.leader = self.board_of(start.turn()).unwrap_or(0);
         let mut buf = Vec::new();
         for (i, e) in self.engines.iter_mut().enumerate() {
             e.new_game(t, start.clone(), holds, &mut buf);
@@ -177,11 +174,7 @@ impl Table {
         } else {
             game.start.turn()
         };
-        self.leader = self
-            .engines
-            .iter()
-            .position(|e| e.player() == Some(turn))
-            .unwrap_or(0);
+        self.leader = self.board_of(turn).unwrap_or(0);
         let mut taken = 0;
         let mut buf = Vec::new();
         for (i, e) in self.engines.iter_mut().enumerate() {

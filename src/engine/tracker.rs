@@ -582,23 +582,16 @@ impl Engine {
         self.advance(t, out);
         self.now = self.now.max(t);
         let before = self.game.plies.len();
-        let same_game = self.games_started == leader.games_started;
-        let one_more = same_game
-            && leader.game.plies.len() == before + 1
+        // This board's record is the start of the leader's (the same game, no takeback since).
+        let prefix = self.games_started == leader.games_started
             && self
                 .game
                 .plies
                 .iter()
                 .zip(&leader.game.plies)
                 .all(|(a, b)| a.m == b.m);
-        let unchanged = same_game
-            && leader.game.plies.len() == before
-            && self
-                .game
-                .plies
-                .iter()
-                .zip(&leader.game.plies)
-                .all(|(a, b)| a.m == b.m);
+        let one_more = prefix && leader.game.plies.len() == before + 1;
+        let unchanged = prefix && leader.game.plies.len() == before;
         self.game = leader.game.clone();
         self.games_started = leader.games_started;
         self.illegal_counts = leader.illegal_counts;
