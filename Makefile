@@ -6,7 +6,7 @@ SHELL := /bin/bash
 # Debian / Raspberry Pi OS packages: ALSA and libespeak-ng for speech (bindgen needs libclang);
 # the espeak-ng program for the latency comparison and the tests.
 BUILD_PACKAGES := pkg-config libasound2-dev libclang-dev libespeak-ng-dev espeak-ng-data
-TEST_PACKAGES := espeak-ng systemd chromium fonts-dejavu-core liblouis-bin
+TEST_PACKAGES := espeak-ng systemd chromium fonts-dejavu-core liblouis-bin mosquitto openssl
 
 .PHONY: all deps build demo test lint bench clean
 

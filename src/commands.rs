@@ -11,6 +11,7 @@ use chessboardd::daemon::Source;
 use chessboardd::engine::clock::TimeControl;
 use chessboardd::engine::rules::{Mode, RuleProfile};
 use chessboardd::engine::EventKind;
+use chessboardd::mqtt::{check_board_id, BrokerUrl, MqttSettings};
 use chessboardd::pgn;
 use chessboardd::replay;
 use chessboardd::sim::{self, Gestures};
@@ -431,6 +432,100 @@ pub struct ControlFlags {
     /// "auto" for the first keyboard found; default: control.keypad
     #[arg(long, value_name = "DEVICE")]
     pub keypad: Option<String>,
+    /// Publish the game to this MQTT broker: mqtt://HOST[:PORT], mqtts://HOST[:PORT] for TLS;
+    /// default: mqtt.url of the config (credentials and TLS files come from [mqtt])
+    #[arg(long, value_name = "URL")]
+    pub mqtt: Option<String>,
+    /// The board's id in the MQTT topics (PREFIX/ID/...); default: mqtt.board_id, else the
+    /// host's name
+    #[arg(long, value_name = "ID")]
+    pub board_id: Option<String>,
+}
+
+/// The broker to use: `--mqtt URL` with the config's `[mqtt]` credentials and TLS files, or the
+/// config's `mqtt.url`.
+fn mqtt_from(
+    cfg: &Config,
+    url: Option<&str>,
+    board_id: Option<&str>,
+) -> Result<Option<MqttSettings>, Fail> {
+    let mut m = match url {
+        Some(u) => {
+            let url = u
+                .parse::<BrokerUrl>()
+                .map_err(|e| Fail(EXIT_CONFIG, format!("--mqtt: {e}")))?;
+            let mut m = cfg
+                .mqtt_partial
+                .clone()
+                .unwrap_or_else(|| MqttSettings::new(url.clone()));
+            m.url = url;
+            Some(m)
+        }
+        None => cfg.mqtt.clone(),
+    };
+    if let Some(id) = board_id {
+        check_board_id(id).map_err(|e| Fail(EXIT_CONFIG, format!("--board-id: {e}")))?;
+        match &mut m {
+            Some(m) => m.board_id = Some(id.to_string()),
+            None => {
+                return Err(Fail(
+                    EXIT_CONFIG,
+                    "--board-id: no broker (give --mqtt URL or mqtt.url in the config)".into(),
+                ))
+            }
+        }
+    }
+    Ok(m)
+}
+
+/// `chessboardd broadcast`: follows the boards of a round through the broker until SIGTERM.
+pub fn broadcast(url: Option<&str>, out: &Path, config: Option<&Path>) -> Result<(), Fail> {
+    let cfg = match config::resolve(config) {
+        Some(p) => Config::load(&p).map_err(|e| Fail(EXIT_CONFIG, e.to_string()))?,
+        None => Config::default(),
+    };
+    let settings = mqtt_from(&cfg, url, None)?.ok_or_else(|| {
+        Fail(
+            EXIT_CONFIG,
+            "no broker: give --mqtt URL (or mqtt.url in the config)".into(),
+        )
+    })?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Fail(1, format!("cannot start the runtime: {e}")))?;
+    rt.block_on(async {
+        use tokio::signal::unix::{signal, SignalKind};
+        let term = signal(SignalKind::terminate());
+        let int = signal(SignalKind::interrupt());
+        let shutdown = async {
+            match (term, int) {
+                (Ok(mut term), Ok(mut int)) => {
+                    tokio::select! {
+                        _ = term.recv() => {}
+                        _ = int.recv() => {}
+                    }
+                }
+                _ => std::future::pending::<()>().await,
+            }
+        };
+        tracing::info!(
+            "following {}/+/pgn at {}; the games go to {}",
+            settings.prefix,
+            settings.url,
+            out.display()
+        );
+        let round = chessboardd::mqtt::broadcast(&settings, out, shutdown)
+            .await
+            .map_err(|e| Fail(1, e))?;
+        tracing::info!(
+            "{} boards in {}; {} messages dropped",
+            round.boards(),
+            out.join(chessboardd::mqtt::ROUND_FILE).display(),
+            round.rejected
+        );
+        Ok(())
+    })
 }
 
 /// Two boards: what every player hears, wherever it happened (the moves, the game's end, the
@@ -479,6 +574,11 @@ pub fn run(
         cfg.set_speech(None, None, None);
     }
     let controls = cfg.control.clone();
+    let mqtt = mqtt_from(
+        &cfg,
+        control_flags.mqtt.as_deref(),
+        control_flags.board_id.as_deref(),
+    )?;
     let sc = speech_from(&cfg, speech_flags)?;
     let settings = cfg.settings.clone();
     let phrases = settings.phrases.clone();
@@ -591,6 +691,7 @@ pub fn run(
                 reload: Some(reload_rx),
                 web: control_flags.web.clone().or(cfg.web.clone()),
                 board_names: names.clone(),
+                mqtt,
             },
             |b, e| {
                 for (i, s) in speakers.iter_mut().enumerate() {

@@ -48,6 +48,36 @@ pub struct RawConfig<B = RawBoard> {
     pub control: RawControl,
     #[serde(default)]
     pub web: RawWeb,
+    #[serde(default)]
+    pub mqtt: RawMqtt,
+    #[serde(default)]
+    pub game: RawGame,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawMqtt {
+    pub url: Option<Spanned<String>>,
+    pub board_id: Option<Spanned<String>>,
+    pub topic_prefix: Option<Spanned<String>>,
+    pub username: Option<Spanned<String>>,
+    pub password: Option<Spanned<String>>,
+    pub password_file: Option<Spanned<String>>,
+    pub ca_file: Option<Spanned<String>>,
+    pub client_cert: Option<Spanned<String>>,
+    pub client_key: Option<Spanned<String>>,
+}
+
+/// The game's PGN tags (the names a broadcast shows).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawGame {
+    pub event: Option<Spanned<String>>,
+    pub site: Option<Spanned<String>>,
+    pub round: Option<Spanned<String>>,
+    pub board: Option<Spanned<String>>,
+    pub white: Option<Spanned<String>>,
+    pub black: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -190,6 +220,10 @@ pub struct Config {
     pub board_specs: Vec<Option<BoardSpec>>,
     /// The web view's address; `None`: off.
     pub web: Option<String>,
+    /// The broker the game is published to; `None`: none.
+    pub mqtt: Option<crate::mqtt::MqttSettings>,
+    /// `[mqtt]` without a url: its credentials and TLS files, for `broadcast --mqtt URL`.
+    pub mqtt_partial: Option<crate::mqtt::MqttSettings>,
     /// Each board's player's sound card, when it has its own.
     pub board_devices: Vec<Option<String>>,
     /// What each board's player hears: his own moves, his opponent's (`None`: as `[announce]`).
@@ -213,6 +247,8 @@ impl Default for Config {
             board_specs: vec![None],
             board_devices: vec![None],
             web: None,
+            mqtt: None,
+            mqtt_partial: None,
             board_hears: vec![(None, None)],
         }
     }
@@ -378,6 +414,8 @@ impl Config {
                 gpio: r.gpio,
                 control: r.control,
                 web: r.web,
+                mqtt: r.mqtt,
+                game: r.game,
             })
         };
         let mut raw = parsed.map_err(|e| {
@@ -432,7 +470,7 @@ impl Config {
         let lang: Lang = cx.parse(&raw.speech.lang, "speech.lang", Lang::default())?;
         let style: Style = cx.parse(&raw.speech.style, "speech.style", Style::default())?;
         let files: FileWords = cx.parse(&raw.speech.files, "speech.files", FileWords::default())?;
-        let settings = Settings {
+        let mut settings = Settings {
             rules: cx.parse(&raw.rules.profile, "rules.profile", RuleProfile::default())?,
             mode: cx.parse(&raw.rules.mode, "rules.mode", Mode::default())?,
             debounce_ms: cx.millis(
@@ -492,6 +530,7 @@ impl Config {
                     as u32,
             },
             help: None,
+            pgn_tags: Vec::new(),
             phrases: Phrases::new(lang, style, files),
         };
         let mut words = Vec::new();
@@ -588,6 +627,8 @@ impl Config {
             }
             _ => None,
         };
+        let (mqtt, has_url) = mqtt_config(&cx, &raw.mqtt)?;
+        settings.pgn_tags = game_tags(&cx, &raw.game)?;
         let mut specs = Vec::new();
         let mut devices = Vec::new();
         let mut hears = Vec::new();
@@ -673,11 +714,155 @@ impl Config {
             board_specs: specs,
             board_devices: devices,
             web,
+            mqtt: mqtt.as_ref().filter(|_| has_url).cloned(),
+            mqtt_partial: mqtt,
             board_hears: hears,
         };
         cfg.set_speech(None, None, None);
         Ok(cfg)
     }
+}
+
+/// `[mqtt]`: the broker's settings (with a placeholder address when no url is given, for
+/// `broadcast --mqtt URL`), and whether a url was given.
+fn mqtt_config(
+    cx: &Ctx,
+    m: &RawMqtt,
+) -> Result<(Option<crate::mqtt::MqttSettings>, bool), ConfigError> {
+    use crate::mqtt::{BrokerUrl, MqttSettings};
+    let text = |v: &Option<Spanned<String>>| {
+        v.as_ref()
+            .map(|s| (s.get_ref().trim().to_string(), s.span()))
+            .filter(|(s, _)| !s.is_empty())
+    };
+    let any = [
+        &m.url,
+        &m.board_id,
+        &m.topic_prefix,
+        &m.username,
+        &m.password,
+        &m.password_file,
+        &m.ca_file,
+        &m.client_cert,
+        &m.client_key,
+    ]
+    .iter()
+    .any(|v| text(v).is_some());
+    if !any {
+        return Ok((None, false));
+    }
+    let url = match text(&m.url) {
+        Some((u, span)) => Some(
+            u.parse::<BrokerUrl>()
+                .or_else(|e| cx.err(span, "mqtt.url", e))?,
+        ),
+        None => None,
+    };
+    let has_url = url.is_some();
+    let mut s = MqttSettings::new(url.unwrap_or(BrokerUrl {
+        tls: false,
+        host: "localhost".into(),
+        port: 1883,
+        username: None,
+        password: None,
+    }));
+    if let Some((id, span)) = text(&m.board_id) {
+        crate::mqtt::check_board_id(&id).or_else(|e| cx.err(span, "mqtt.board_id", e))?;
+        s.board_id = Some(id);
+    }
+    if let Some((p, span)) = text(&m.topic_prefix) {
+        crate::mqtt::check_prefix(&p).or_else(|e| cx.err(span, "mqtt.topic_prefix", e))?;
+        s.prefix = p;
+    }
+    s.username = text(&m.username).map(|(u, _)| u);
+    let password = m.password.as_ref().filter(|p| !p.get_ref().is_empty());
+    match (password, text(&m.password_file)) {
+        (Some(p), Some(_)) => {
+            return cx.err(
+                p.span(),
+                "mqtt.password",
+                "give password or password_file, not both".into(),
+            )
+        }
+        (Some(p), None) => s.password = Some(p.get_ref().clone()),
+        (None, Some((f, span))) => {
+            let read = std::fs::read_to_string(&f)
+                .map_err(|e| format!("cannot read {f}: {e}"))
+                .or_else(|e| cx.err(span, "mqtt.password_file", e))?;
+            s.password = Some(read.trim_end_matches(['\n', '\r']).to_string());
+        }
+        (None, None) => {}
+    }
+    let tls_files = [
+        ("mqtt.ca_file", &m.ca_file, "CERTIFICATE"),
+        ("mqtt.client_cert", &m.client_cert, "CERTIFICATE"),
+        ("mqtt.client_key", &m.client_key, "KEY"),
+    ];
+    let mut paths = Vec::new();
+    for (key, v, what) in tls_files {
+        let path = match text(v) {
+            Some((f, span)) => {
+                if has_url && !s.url.tls {
+                    return cx.err(
+                        span,
+                        key,
+                        "TLS files need an mqtts:// url (mqtt.url is mqtt://)".into(),
+                    );
+                }
+                crate::mqtt::read_pem(Path::new(&f), what).or_else(|e| cx.err(span, key, e))?;
+                Some(std::path::PathBuf::from(f))
+            }
+            None => None,
+        };
+        paths.push(path);
+    }
+    s.ca_file = paths[0].take();
+    s.client_auth = match (paths[1].take(), paths[2].take()) {
+        (Some(c), Some(k)) => Some((c, k)),
+        (None, None) => None,
+        (Some(_), None) | (None, Some(_)) => {
+            let span = m
+                .client_cert
+                .as_ref()
+                .or(m.client_key.as_ref())
+                .map(|v| v.span())
+                .unwrap_or_default();
+            return cx.err(
+                span,
+                "mqtt.client_cert",
+                "client_cert and client_key go together: give both or neither".into(),
+            );
+        }
+    };
+    Ok((Some(s), has_url))
+}
+
+/// `[game]`: the PGN tags of the games played (Event, Site, Round, Board, White, Black).
+fn game_tags(cx: &Ctx, g: &RawGame) -> Result<Vec<(String, String)>, ConfigError> {
+    let mut tags = Vec::new();
+    for (tag, key, v) in [
+        ("Event", "game.event", &g.event),
+        ("Site", "game.site", &g.site),
+        ("Round", "game.round", &g.round),
+        ("Board", "game.board", &g.board),
+        ("White", "game.white", &g.white),
+        ("Black", "game.black", &g.black),
+    ] {
+        if let Some(s) = v {
+            let value = s.get_ref().trim();
+            if value.chars().any(char::is_control) || value.len() > 255 {
+                return cx.err(
+                    s.span(),
+                    key,
+                    "a PGN tag is one line of at most 255 bytes".into(),
+                );
+            }
+            if !value.is_empty() {
+                tags.push((tag.to_string(), value.to_string()));
+            }
+        }
+    }
+    Ok(tags)
 }
 
 /// The board of a `[board]` table: its driver and port, if given.
@@ -1113,6 +1298,53 @@ mod tests {
     }
 
     #[test]
+    fn mqtt_and_game_tags() {
+        let dir = std::env::temp_dir().join(format!("chessboardd-cfg-mqtt-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let pw = dir.join("pw");
+        std::fs::write(&pw, "top secret\n").unwrap();
+        let ca = dir.join("ca.pem");
+        std::fs::write(
+            &ca,
+            "-----BEGIN CERTIFICATE-----\nAA==\n-----END CERTIFICATE-----\n",
+        )
+        .unwrap();
+        let text = format!(
+            "[mqtt]\nurl = \"mqtts://u:p@broker:9000\"\nboard_id = \"b3\"\n\
+             topic_prefix = \"club/r3\"\nusername = \"board3\"\npassword_file = \"{}\"\n\
+             ca_file = \"{}\"\n[game]\nwhite = \"Anna \\\"A\\\" Berg\"\nround = \"3\"\nsite = \"\"\n",
+            pw.display(),
+            ca.display()
+        );
+        let c = Config::parse(Path::new("t.toml"), &text).unwrap();
+        let m = c.mqtt.unwrap();
+        assert_eq!(
+            (m.url.host.as_str(), m.url.port, m.url.tls),
+            ("broker", 9000, true)
+        );
+        assert_eq!(m.board_id(), "b3");
+        assert_eq!(m.prefix, "club/r3");
+        // The config's user and password win over the url's.
+        assert_eq!(m.username.as_deref(), Some("board3"));
+        assert_eq!(m.password.as_deref(), Some("top secret"));
+        assert_eq!(m.ca_file.as_deref(), Some(ca.as_path()));
+        assert_eq!(
+            c.settings.pgn_tags,
+            [
+                ("Round".to_string(), "3".to_string()),
+                ("White".to_string(), "Anna \"A\" Berg".to_string())
+            ]
+        );
+        // Without a url: nothing is published, but broadcast --mqtt takes the rest.
+        let c = Config::parse(Path::new("t.toml"), "[mqtt]\nusername = \"x\"\n").unwrap();
+        assert!(c.mqtt.is_none());
+        assert_eq!(c.mqtt_partial.unwrap().username.as_deref(), Some("x"));
+        let e = err("[mqtt]\nurl = \"mqtts://b\"\nclient_cert = \"/etc/hostname\"\n");
+        assert!(e.contains("t.toml:3:") || e.contains(":3:"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn syntax_errors_give_the_line() {
         let e = err("[rules]\nmode = tournament\n");
         assert!(e.starts_with("test.toml:2:"), "{e}");
@@ -1172,6 +1404,8 @@ mod reference_file {
         assert_eq!(c.settings.wait_for_start, d.settings.wait_for_start);
         assert_eq!(c.settings.time_warnings_ms, d.settings.time_warnings_ms);
         assert_eq!(c.settings.voice, d.settings.voice);
+        assert!(c.mqtt.is_none());
+        assert!(c.settings.pgn_tags.is_empty());
         assert!(c.words.is_empty());
     }
 

@@ -24,6 +24,8 @@ use crate::web::Web;
 
 /// Time after a simulated board's last input, so pending timeouts (promotion, mismatch) fire.
 const TAIL_MS: Millis = 5_000;
+/// At the end, how long the broker is given to take what is still queued.
+const MQTT_FLUSH: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// The daemon's clock: monotonic milliseconds since start, optionally sped up (demo).
 #[derive(Copy, Clone, Debug)]
@@ -289,6 +291,8 @@ pub struct RunOptions {
     pub web: Option<String>,
     /// The boards' names, for events when there are several.
     pub board_names: Vec<String>,
+    /// The broker the game is published to.
+    pub mqtt: Option<crate::mqtt::MqttSettings>,
 }
 
 /// A line for systemd's status: what the daemon is doing.
@@ -399,6 +403,7 @@ pub async fn run_boards(
         mut reload,
         web: web_listen,
         board_names,
+        mqtt,
     } = opts;
     let web = match web_listen {
         Some(addr) => {
@@ -414,6 +419,19 @@ pub async fn run_boards(
                 }
             }
         }
+        None => None,
+    };
+    let publisher = match mqtt {
+        Some(m) => match crate::mqtt::Publisher::start(&m) {
+            Ok(p) => {
+                tracing::info!("publishing to {} as {}/{}", m.url, m.prefix, m.board_id());
+                Some(p)
+            }
+            Err(e) => {
+                tracing::error!("mqtt: {e}; going on without it");
+                None
+            }
+        },
         None => None,
     };
     let log = |m: String| tracing::warn!("{m}");
@@ -433,6 +451,11 @@ pub async fn run_boards(
         }
     }
     let mut journal_failed = false;
+    // The live PGN's date: the day the game began.
+    let mut live_date = match &resume {
+        Some((recorded, _)) => recorded.date.clone(),
+        None => crate::record::local_now().0,
+    };
     let clock = DaemonClock::new(if speed > 0.0 { speed } else { 1.0 });
     let (tx, mut rx) = mpsc::unbounded_channel::<(usize, Millis, DriverMsg)>();
     let stop = Arc::new(AtomicBool::new(false));
@@ -515,17 +538,38 @@ pub async fn run_boards(
                 Err(_) => {}
             }
         }
-        if let (Some(w), false) = (&web, out.is_empty()) {
-            w.update(engine.leader(), clock.now());
+        let watched = web.is_some() || publisher.is_some();
+        if watched && !out.is_empty() {
+            if out
+                .iter()
+                .any(|(_, e)| matches!(e.kind, EventKind::GameStart { .. }))
+            {
+                live_date = crate::record::local_now().0;
+            }
+            let leader = engine.leader();
+            let state = crate::web::state_json(leader, clock.now());
+            let pgn = leader.pgn_with(&[("Date", live_date.clone())]);
+            if let Some(p) = &publisher {
+                p.update(state.clone(), pgn.clone());
+            }
+            if let Some(w) = &web {
+                w.update(state, pgn);
+            }
         }
         for (b, e) in out.drain(..) {
             if let Some(l) = lights.get(b) {
                 l.event(&e.kind);
             }
-            if let Some(w) = &web {
+            if watched {
                 let name =
                     (board_names.len() > 1).then(|| board_names.get(b).map_or("", String::as_str));
-                w.event(e.to_json_on(name));
+                let json = e.to_json_on(name);
+                if let Some(p) = &publisher {
+                    p.event(json.clone());
+                }
+                if let Some(w) = &web {
+                    w.event(json);
+                }
             }
             if let Some(status) = status_of(&e.kind) {
                 notify.status(&status);
@@ -582,6 +626,11 @@ pub async fn run_boards(
                 let _ = j.sync(engine.leader(), out.iter().map(|(_, e)| e));
             }
             for (b, e) in out.drain(..) {
+                if let Some(p) = &publisher {
+                    let name = (board_names.len() > 1)
+                        .then(|| board_names.get(b).map_or("", String::as_str));
+                    p.event(e.to_json_on(name));
+                }
                 on_event(b, &e);
             }
         }
@@ -591,6 +640,20 @@ pub async fn run_boards(
         if let Err(e) = synced.and_then(|()| j.close()) {
             log(format!("the game record cannot be written: {e}"));
         }
+    }
+    if let Some(p) = publisher {
+        // The game as it ends, with what is still queued, then `offline`.
+        let leader = engine.leader();
+        p.update(
+            crate::web::state_json(leader, clock.now()),
+            leader.pgn_with(&[("Date", live_date.clone())]),
+        );
+        for (b, e) in &out {
+            let name =
+                (board_names.len() > 1).then(|| board_names.get(*b).map_or("", String::as_str));
+            p.event(e.to_json_on(name));
+        }
+        p.finish(MQTT_FLUSH).await;
     }
     for (b, e) in out.drain(..) {
         on_event(b, &e);

@@ -8,6 +8,7 @@ pub mod config;
 pub mod control;
 pub mod daemon;
 pub mod engine;
+pub mod mqtt;
 pub mod notify;
 pub mod pgn;
 pub mod record;

@@ -141,6 +141,21 @@ enum Command {
         #[arg(long, value_name = "TABLE", default_value = chessboardd::brf::DEFAULT_TABLE)]
         table: String,
     },
+    /// Follow every board that publishes to an MQTT broker and keep their live games: DIR/ID.pgn
+    /// for each board and DIR/round.pgn with them all, rewritten as the games go on
+    Broadcast {
+        /// The broker: mqtt://HOST[:PORT], mqtts://HOST[:PORT] for TLS, USER:PASSWORD@ before
+        /// the host when it wants them; default: mqtt.url of the config
+        #[arg(long, value_name = "URL")]
+        mqtt: Option<String>,
+        /// Where the PGN files go (made if missing; games already there are kept)
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+        /// The config whose [mqtt] section gives the user name, password file, TLS files and
+        /// topic prefix (default /etc/chessboardd/config.toml, when there is one)
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+    },
     /// Send one command to a running daemon and print its JSON answer (with the text spoken)
     Ctl {
         /// The daemon's control socket; default: control.socket of the config, else the
@@ -276,6 +291,9 @@ fn main() -> ExitCode {
             brf,
             table,
         } => commands::games(state_dir, *pgn, brf.map(|n| (n, table.as_str()))),
+        Command::Broadcast { mqtt, out, config } => {
+            commands::broadcast(mqtt.as_deref(), out, config.as_deref())
+        }
         Command::Ctl {
             socket,
             config,

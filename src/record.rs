@@ -498,12 +498,7 @@ impl Journal {
 
     /// Writes the finished game's PGN file (named by its start); returns the file name.
     fn save_pgn(&self, engine: &Engine) -> std::io::Result<String> {
-        let mut tags = self.pgn_tags.clone();
-        if let Some(tc) = &engine.settings().time_control {
-            tags.push(("TimeControl", tc.to_string()));
-        }
-        let tags: Vec<(&str, String)> = tags.into_iter().collect();
-        let pgn = engine.game().to_pgn(&tags);
+        let pgn = engine.pgn_with(&self.pgn_tags);
         match &self.recorded.file {
             // Ended before, taken back, ended again: the same game, the same file.
             Some(name) => {

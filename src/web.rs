@@ -91,10 +91,8 @@ pub fn state_json(engine: &Engine, now: Millis) -> String {
 }
 
 impl Web {
-    /// The game changed: a new snapshot for `/api/state` and `/game.pgn`.
-    pub fn update(&self, engine: &Engine, now: Millis) {
-        let state = state_json(engine, now);
-        let pgn = engine.pgn();
+    /// The game changed: a new snapshot for `/api/state` (`state_json`) and `/game.pgn`.
+    pub fn update(&self, state: String, pgn: String) {
         if let Ok(mut s) = self.snapshot.lock() {
             *s = (state, pgn);
         }

@@ -44,6 +44,8 @@ pub struct Settings {
     /// What `help` says, when the keys and buttons configured should be told; default: the
     /// language's list of commands.
     pub help: Option<String>,
+    /// PGN tags of the games (Event, Round, White, Black and the like), from the config.
+    pub pgn_tags: Vec<(String, String)>,
     pub phrases: Phrases,
 }
 
@@ -98,6 +100,7 @@ impl Default for Settings {
             time_warnings_ms: TIME_WARNINGS_MS.to_vec(),
             voice: VoiceLevel::default(),
             help: None,
+            pgn_tags: Vec::new(),
             phrases: Phrases::new(Default::default(), Default::default(), Default::default()),
         }
     }
@@ -652,7 +655,18 @@ impl Engine {
 
     /// The game record as PGN.
     pub fn pgn(&self) -> String {
-        let mut tags = Vec::new();
+        self.pgn_with(&[])
+    }
+
+    /// The game in PGN with the config's tags, the time control and `extra` (the date, which
+    /// the engine does not know); `extra` wins over the config's.
+    pub fn pgn_with(&self, extra: &[(&str, String)]) -> String {
+        let mut tags: Vec<(&str, String)> = extra.to_vec();
+        for (k, v) in &self.s.pgn_tags {
+            if !tags.iter().any(|(t, _)| t == k) {
+                tags.push((k.as_str(), v.clone()));
+            }
+        }
         if let Some(tc) = &self.s.time_control {
             tags.push(("TimeControl", tc.to_string()));
         }

@@ -1,0 +1,588 @@
+//! Publishing to a real MQTT broker (Debian's Mosquitto, started here on a loopback port) and
+//! `chessboardd broadcast` gathering the games of a round from it: three simulated boards at
+//! once, the broker restarted in the middle of the round, TLS with a password, and what a
+//! subscriber sees on each topic.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use chessboardd::pgn;
+
+const BIN: &str = env!("CARGO_BIN_EXE_chessboardd");
+
+fn data(name: &str) -> String {
+    format!("{}/tests/data/games/{name}.pgn", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("chessboardd-mqtt-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn mosquitto() -> PathBuf {
+    for p in ["/usr/sbin/mosquitto", "/usr/bin/mosquitto"] {
+        if Path::new(p).exists() {
+            return p.into();
+        }
+    }
+    panic!("mosquitto is not installed: `make test` installs it (Debian package mosquitto)");
+}
+
+/// A process stopped with SIGTERM when dropped.
+struct Proc(Child);
+
+impl Proc {
+    fn stop(&mut self) {
+        // SAFETY: a signal to our own child.
+        unsafe { libc::kill(self.0.id() as i32, libc::SIGTERM) };
+        let _ = self.0.wait();
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// A Mosquitto broker on a loopback port, with `extra` config lines.
+struct Broker {
+    port: u16,
+    conf: PathBuf,
+    proc: Option<Proc>,
+}
+
+impl Broker {
+    fn new(dir: &Path, extra: &str) -> Broker {
+        let port = free_port();
+        let conf = dir.join("mosquitto.conf");
+        // No persistence: a restarted broker has forgotten every retained message.
+        std::fs::write(
+            &conf,
+            format!("listener {port} 127.0.0.1\npersistence false\n{extra}"),
+        )
+        .unwrap();
+        let mut b = Broker {
+            port,
+            conf,
+            proc: None,
+        };
+        b.start();
+        b
+    }
+
+    fn start(&mut self) {
+        let log = std::fs::File::create(self.conf.with_extension("log")).unwrap();
+        let child = Command::new(mosquitto())
+            .arg("-c")
+            .arg(&self.conf)
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+            .unwrap();
+        self.proc = Some(Proc(child));
+        let t = Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", self.port)).is_err() {
+            assert!(
+                t.elapsed() < Duration::from_secs(10),
+                "mosquitto did not start"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn stop(&mut self) {
+        if let Some(mut p) = self.proc.take() {
+            p.stop();
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("mqtt://127.0.0.1:{}", self.port)
+    }
+}
+
+/// A daemon playing `game` on a simulated board, publishing as `id`; its events go to `err`
+/// with `.events` for an extension, its log to `err`.
+fn board(game: &str, id: &str, url: &str, config: &Path, speed: &str, err: &Path) -> Proc {
+    let child = Command::new(BIN)
+        .args(["run", "--board", &format!("sim:{}", data(game))])
+        .args([
+            "--speech",
+            "text",
+            "--speed",
+            speed,
+            "--events-json",
+            "--config",
+        ])
+        .arg(config)
+        .args(["--mqtt", url, "--board-id", id])
+        .stdout(std::fs::File::create(err.with_extension("events")).unwrap())
+        .stderr(std::fs::File::create(err).unwrap())
+        .spawn()
+        .unwrap();
+    Proc(child)
+}
+
+fn broadcast(url: &str, out: &Path, config: Option<&Path>, err: &Path) -> Proc {
+    let mut c = Command::new(BIN);
+    c.args(["broadcast", "--mqtt", url, "--out"]).arg(out);
+    if let Some(cfg) = config {
+        c.arg("--config").arg(cfg);
+    }
+    let child = c
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(err).unwrap())
+        .spawn()
+        .unwrap();
+    Proc(child)
+}
+
+/// The moves (SAN) of the first game of a PGN text, and its result.
+fn moves_of(text: &str) -> Option<(Vec<String>, String)> {
+    let g = pgn::parse(text).ok()?.into_iter().next()?;
+    let mut pos = g.start.clone();
+    let mut sans = Vec::new();
+    for m in &g.moves {
+        sans.push(shakmaty::san::San::from_move(&pos, *m).to_string());
+        shakmaty::Position::play_unchecked(&mut pos, *m);
+    }
+    Some((sans, g.result))
+}
+
+fn plies_in(path: &Path) -> usize {
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|t| moves_of(&t))
+        .map_or(0, |(m, _)| m.len())
+}
+
+fn wait_for(what: &str, within: Duration, mut done: impl FnMut() -> bool) {
+    let t = Instant::now();
+    while !done() {
+        assert!(t.elapsed() < within, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+const GAMES: [(&str, &str, &str); 3] = [
+    ("b1", "seed-example", "Anna"),
+    ("b2", "anastasian-lewis", "Bert"),
+    ("b10", "nepomniachtchi-liren-game1", "Carla"),
+];
+
+#[test]
+fn three_boards_through_a_broker_restarted_mid_round() {
+    let dir = temp_dir("round");
+    let expected: Vec<(Vec<String>, String)> = GAMES
+        .iter()
+        .map(|(_, game, _)| moves_of(&std::fs::read_to_string(data(game)).unwrap()).unwrap())
+        .collect();
+    let mut broker = Broker::new(&dir, "allow_anonymous true\n");
+    let out = dir.join("out");
+    let _bc = broadcast(&broker.url(), &out, None, &dir.join("broadcast.err"));
+    let mut boards = Vec::new();
+    for (id, game, white) in GAMES {
+        let cfg = dir.join(format!("{id}.toml"));
+        std::fs::write(
+            &cfg,
+            format!(
+                "[game]\nevent = \"Club championship\"\nround = \"3\"\nboard = \"{}\"\n\
+                 white = \"{white}\"\nblack = \"Opponent of {white}\"\n",
+                id.trim_start_matches('b')
+            ),
+        )
+        .unwrap();
+        boards.push(board(
+            game,
+            id,
+            &broker.url(),
+            &cfg,
+            "8",
+            &dir.join(format!("{id}.err")),
+        ));
+    }
+    // Every board has begun its game.
+    wait_for("each board's first moves", Duration::from_secs(60), || {
+        GAMES
+            .iter()
+            .all(|(id, ..)| plies_in(&out.join(format!("{id}.pgn"))) >= 2)
+    });
+    let before: Vec<usize> = GAMES
+        .iter()
+        .map(|(id, ..)| plies_in(&out.join(format!("{id}.pgn"))))
+        .collect();
+    // The broker goes away (forgetting every retained message) while the games go on, and
+    // stays away until the shortest game has ended: its last moves reach the round only if
+    // the board sends its game again when the broker is back.
+    broker.stop();
+    wait_for("the end of b1's game", Duration::from_secs(60), || {
+        std::fs::read_to_string(dir.join("b1.events"))
+            .is_ok_and(|e| e.matches("\"type\":\"move\"").count() == expected[0].0.len())
+    });
+    broker.start();
+    for (i, (id, _, _)) in GAMES.iter().enumerate() {
+        assert!(
+            before[i] < expected[i].0.len(),
+            "board {id} had finished before the broker went away: not mid-round"
+        );
+    }
+    // Every move of every board arrives, the ones made while the broker was away included.
+    wait_for("every game to its end", Duration::from_secs(120), || {
+        GAMES
+            .iter()
+            .enumerate()
+            .all(|(i, (id, ..))| plies_in(&out.join(format!("{id}.pgn"))) == expected[i].0.len())
+    });
+    let round = std::fs::read_to_string(out.join("round.pgn")).unwrap();
+    let games = pgn::parse(&round).unwrap();
+    assert_eq!(games.len(), 3, "{round}");
+    // In the order of the boards (b10 after b2), each with its names and every move.
+    for (g, (i, (_, _, white))) in games.iter().zip(GAMES.iter().enumerate()) {
+        assert_eq!(g.tag("White"), Some(*white));
+        assert_eq!(g.tag("Round"), Some("3"));
+        assert_eq!(g.tag("Event"), Some("Club championship"));
+        assert_eq!(g.moves.len(), expected[i].0.len());
+    }
+    let chunks: Vec<&str> = round.split("[Event ").skip(1).collect();
+    for (chunk, exp) in chunks.iter().zip(&expected) {
+        let (moves, _) = moves_of(&format!("[Event {chunk}")).unwrap();
+        assert_eq!(&moves, &exp.0);
+    }
+    // The broker restarted once more, after every game has ended: the boards give it their
+    // games again, and a broadcast started now has the whole round.
+    broker.stop();
+    broker.start();
+    let late = dir.join("late");
+    let _late = broadcast(&broker.url(), &late, None, &dir.join("late.err"));
+    wait_for(
+        "the round, kept by the boards",
+        Duration::from_secs(60),
+        || std::fs::read_to_string(late.join("round.pgn")).is_ok_and(|r| r == round),
+    );
+    // The daemons noticed the broker leave and come back, twice.
+    for (id, ..) in GAMES {
+        let err = std::fs::read_to_string(dir.join(format!("{id}.err"))).unwrap();
+        assert!(err.contains("connecting again"), "{id}: {err}");
+        assert_eq!(err.matches("mqtt: connected to").count(), 3, "{id}: {err}");
+    }
+    drop(boards);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Collects what arrives on `filter` (retained messages first), as (topic, payload, retained).
+fn subscribe(url_port: u16, filter: &str) -> std::sync::mpsc::Receiver<(String, String, bool)> {
+    let mut o = rumqttc::MqttOptions::new(
+        format!("test-{}-{}", std::process::id(), filter.len()),
+        "127.0.0.1",
+        url_port,
+    );
+    o.set_max_packet_size(1 << 20, 1 << 20);
+    let (client, mut connection) = rumqttc::Client::new(o, 10);
+    client.subscribe(filter, rumqttc::QoS::AtLeastOnce).unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _client = client;
+        for n in connection.iter() {
+            match n {
+                // Subscribed: from here on nothing published is missed.
+                Ok(rumqttc::Event::Incoming(rumqttc::Packet::SubAck(_))) => {
+                    if tx.send((String::new(), String::new(), false)).is_err() {
+                        return;
+                    }
+                }
+                Ok(rumqttc::Event::Incoming(rumqttc::Packet::Publish(p))) => {
+                    let text = String::from_utf8_lossy(&p.payload).into_owned();
+                    if tx.send((p.topic.clone(), text, p.retain)).is_err() {
+                        return;
+                    }
+                }
+                Ok(_) => {}
+                Err(_) => return,
+            }
+        }
+    });
+    let (topic, ..) = rx
+        .recv_timeout(Duration::from_secs(10))
+        .expect("no subscription");
+    assert_eq!(
+        topic, "",
+        "a message before the subscription was acknowledged"
+    );
+    rx
+}
+
+fn publish(port: u16, topic: &str, payload: &[u8]) {
+    let o = rumqttc::MqttOptions::new(format!("pub-{}", std::process::id()), "127.0.0.1", port);
+    let (client, mut connection) = rumqttc::Client::new(o, 10);
+    client
+        .publish(topic, rumqttc::QoS::AtLeastOnce, true, payload.to_vec())
+        .unwrap();
+    for n in connection.iter() {
+        if let Ok(rumqttc::Event::Incoming(rumqttc::Packet::PubAck(_))) = n {
+            break;
+        }
+        assert!(n.is_ok(), "{n:?}");
+    }
+    let _ = client.disconnect();
+}
+
+#[test]
+fn each_topic_holds_what_a_subscriber_needs() {
+    let dir = temp_dir("topics");
+    let broker = Broker::new(&dir, "allow_anonymous true\n");
+    let live = subscribe(broker.port, "chessboardd/kiosk/#");
+    let cfg = dir.join("c.toml");
+    std::fs::write(&cfg, "[game]\nwhite = \"Molinari\"\nblack = \"Bordais\"\n").unwrap();
+    let mut d = board(
+        "molinari-bordais-1979",
+        "kiosk",
+        &broker.url(),
+        &cfg,
+        "20",
+        &dir.join("d.err"),
+    );
+    // The events, live and in order, each a JSON object.
+    let mut sans = Vec::new();
+    let mut statuses = Vec::new();
+    let t = Instant::now();
+    while sans.len() < 10 {
+        let (topic, payload, _) = live
+            .recv_timeout(Duration::from_secs(60).saturating_sub(t.elapsed()))
+            .expect("the moves did not all arrive");
+        match topic.as_str() {
+            "chessboardd/kiosk/events" => {
+                let v: serde_json::Value = serde_json::from_str(&payload).unwrap();
+                if v["type"] == "move" {
+                    sans.push(v["san"].as_str().unwrap().to_string());
+                }
+            }
+            "chessboardd/kiosk/status" => statuses.push(payload),
+            _ => {}
+        }
+    }
+    assert_eq!(sans.join(" "), "e4 c5 c4 Nc6 Ne2 Nf6 Nbc3 Nb4 g3 Nd3#");
+    assert_eq!(statuses, ["online"]);
+    std::thread::sleep(Duration::from_millis(500));
+    d.stop();
+    // Afterwards a newcomer finds the game kept by the broker: the board offline, its last
+    // state and its PGN.
+    let late = subscribe(broker.port, "chessboardd/kiosk/#");
+    let mut retained = std::collections::BTreeMap::new();
+    while retained.len() < 3 {
+        let (topic, payload, retain) = late
+            .recv_timeout(Duration::from_secs(10))
+            .expect("the retained messages did not arrive");
+        assert!(retain, "{topic} was not retained");
+        retained.insert(topic, payload);
+    }
+    assert_eq!(retained["chessboardd/kiosk/status"], "offline");
+    let state: serde_json::Value =
+        serde_json::from_str(&retained["chessboardd/kiosk/state"]).unwrap();
+    assert_eq!(state["result"], "0-1");
+    assert_eq!(state["moves"].as_array().unwrap().len(), 10);
+    let pgn_text = &retained["chessboardd/kiosk/pgn"];
+    assert!(pgn_text.contains("[White \"Molinari\"]"), "{pgn_text}");
+    assert!(
+        pgn_text.contains("5. g3 Nd3# {checkmate} 0-1"),
+        "{pgn_text}"
+    );
+    // Events are not retained: the newcomer got none.
+    assert!(late.recv_timeout(Duration::from_millis(500)).is_err());
+
+    // A broadcast takes the kept game, drops what is not a game and goes on.
+    let out = dir.join("out");
+    let _bc = broadcast(&broker.url(), &out, None, &dir.join("bc.err"));
+    wait_for("the kept game", Duration::from_secs(20), || {
+        plies_in(&out.join("kiosk.pgn")) == 10
+    });
+    publish(
+        broker.port,
+        "chessboardd/junk/pgn",
+        b"1. e4 e5 2. Ke3 ?? \xff",
+    );
+    publish(broker.port, "chessboardd/round/pgn", b"1. d4 *");
+    publish(
+        broker.port,
+        "chessboardd/later/pgn",
+        b"[White \"X\"]\n\n1. d4 *\n",
+    );
+    wait_for("the later game", Duration::from_secs(20), || {
+        plies_in(&out.join("later.pgn")) == 1
+    });
+    assert!(!out.join("junk.pgn").exists());
+    let round = std::fs::read_to_string(out.join("round.pgn")).unwrap();
+    assert_eq!(pgn::parse(&round).unwrap().len(), 2, "{round}");
+    let err = std::fs::read_to_string(dir.join("bc.err")).unwrap();
+    assert!(err.contains("dropped: chessboardd/junk/pgn"), "{err}");
+    assert!(err.contains("taken by the round file"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn openssl(dir: &Path, args: &[&str]) {
+    let out = Command::new("openssl")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("openssl is not installed: `make test` installs it");
+    assert!(
+        out.status.success(),
+        "openssl {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn tls_with_a_user_and_password() {
+    let dir = temp_dir("tls");
+    // A certificate authority of our own and the broker's certificate for "localhost".
+    openssl(
+        &dir,
+        &[
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "2",
+            "-subj",
+            "/CN=Club CA",
+            "-keyout",
+            "ca.key",
+            "-out",
+            "ca.pem",
+        ],
+    );
+    openssl(
+        &dir,
+        &[
+            "req",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-subj",
+            "/CN=localhost",
+            "-keyout",
+            "server.key",
+            "-out",
+            "server.csr",
+        ],
+    );
+    std::fs::write(dir.join("san.ext"), "subjectAltName=DNS:localhost\n").unwrap();
+    openssl(
+        &dir,
+        &[
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-days",
+            "2",
+            "-extfile",
+            "san.ext",
+            "-out",
+            "server.pem",
+        ],
+    );
+    // Mosquitto started by root runs as the user mosquitto, which must read the key.
+    std::fs::set_permissions(
+        dir.join("server.key"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o644),
+    )
+    .unwrap();
+    let passwd = dir.join("passwd");
+    std::fs::write(&passwd, "").unwrap();
+    let made = Command::new("mosquitto_passwd")
+        .arg("-b")
+        .arg(&passwd)
+        .args(["board7", "s3cret pass"])
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let d = dir.display();
+    let broker = Broker::new(
+        &dir,
+        &format!(
+            "allow_anonymous false\npassword_file {d}/passwd\ncafile {d}/ca.pem\n\
+             certfile {d}/server.pem\nkeyfile {d}/server.key\n"
+        ),
+    );
+    let url = format!("mqtts://localhost:{}", broker.port);
+    std::fs::write(dir.join("password"), "s3cret pass\n").unwrap();
+    let good = dir.join("good.toml");
+    std::fs::write(
+        &good,
+        format!(
+            "[mqtt]\nurl = \"{url}\"\nusername = \"board7\"\npassword_file = \"{d}/password\"\n\
+             ca_file = \"{d}/ca.pem\"\n"
+        ),
+    )
+    .unwrap();
+    // A wrong password is refused, and said so.
+    let bad = dir.join("bad.toml");
+    std::fs::write(
+        &bad,
+        format!(
+            "[mqtt]\nurl = \"{url}\"\nusername = \"board7\"\npassword = \"guess\"\n\
+             ca_file = \"{d}/ca.pem\"\n"
+        ),
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let _bc = broadcast(&url, &out, Some(&good), &dir.join("bc.err"));
+    let _intruder = board(
+        "seed-example",
+        "intruder",
+        &url,
+        &bad,
+        "20",
+        &dir.join("bad.err"),
+    );
+    let _d = board(
+        "molinari-bordais-1979",
+        "b7",
+        &url,
+        &good,
+        "20",
+        &dir.join("d.err"),
+    );
+    wait_for("the game over TLS", Duration::from_secs(60), || {
+        plies_in(&out.join("b7.pgn")) == 10
+    });
+    let err = std::fs::read_to_string(dir.join("bad.err")).unwrap();
+    assert!(err.contains("refused"), "{err}");
+    assert!(!out.join("intruder.pgn").exists());
+    // Without the club's certificate authority the broker is not trusted.
+    let no_ca = dir.join("no_ca.toml");
+    std::fs::write(
+        &no_ca,
+        format!("[mqtt]\nusername = \"board7\"\npassword_file = \"{d}/password\"\n"),
+    )
+    .unwrap();
+    let out2 = dir.join("out2");
+    let _bc2 = broadcast(&url, &out2, Some(&no_ca), &dir.join("bc2.err"));
+    wait_for("the TLS failure", Duration::from_secs(20), || {
+        std::fs::read_to_string(dir.join("bc2.err")).is_ok_and(|e| e.contains("connecting again"))
+    });
+    let err = std::fs::read_to_string(dir.join("bc2.err")).unwrap();
+    assert!(err.to_lowercase().contains("certificate"), "{err}");
+    assert!(!out2.join("b7.pgn").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
