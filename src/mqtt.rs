@@ -172,32 +172,61 @@ impl MqttSettings {
         })
     }
 
-    /// The connection's options for a client called `client_id`.
+    /// The user name and password to log in with, if any.
+    fn login(&self) -> Option<(String, String)> {
+        let user = self.username.clone().or(self.url.username.clone())?;
+        let password = self.password.clone().or(self.url.password.clone());
+        Some((user, password.unwrap_or_default()))
+    }
+
+    /// The TLS transport for an mqtts:// url (`None`: plain TCP).
+    fn tls(&self) -> Result<Option<Transport>, String> {
+        if !self.url.tls {
+            return Ok(None);
+        }
+        let ca_path = self
+            .ca_file
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(SYSTEM_CA));
+        let ca = read_pem(&ca_path, "CERTIFICATE")?;
+        let client_auth = match &self.client_auth {
+            Some((cert, key)) => Some((read_pem(cert, "CERTIFICATE")?, read_pem(key, "KEY")?)),
+            None => None,
+        };
+        Ok(Some(Transport::tls_with_config(TlsConfiguration::Simple {
+            ca,
+            alpn: None,
+            client_auth,
+        })))
+    }
+
+    /// The publishing connection's options (MQTT 3.1.1) for a client called `client_id`.
     fn options(&self, client_id: &str) -> Result<MqttOptions, String> {
         let mut o = MqttOptions::new(client_id, self.url.host.clone(), self.url.port);
         o.set_keep_alive(KEEP_ALIVE);
         o.set_max_packet_size(MAX_PACKET, MAX_PACKET);
         o.set_clean_session(true);
-        let user = self.username.clone().or(self.url.username.clone());
-        let password = self.password.clone().or(self.url.password.clone());
-        if let Some(u) = user {
-            o.set_credentials(u, password.unwrap_or_default());
+        if let Some((u, p)) = self.login() {
+            o.set_credentials(u, p);
         }
-        if self.url.tls {
-            let ca_path = self
-                .ca_file
-                .clone()
-                .unwrap_or_else(|| PathBuf::from(SYSTEM_CA));
-            let ca = read_pem(&ca_path, "CERTIFICATE")?;
-            let client_auth = match &self.client_auth {
-                Some((cert, key)) => Some((read_pem(cert, "CERTIFICATE")?, read_pem(key, "KEY")?)),
-                None => None,
-            };
-            o.set_transport(Transport::tls_with_config(TlsConfiguration::Simple {
-                ca,
-                alpn: None,
-                client_auth,
-            }));
+        if let Some(t) = self.tls()? {
+            o.set_transport(t);
+        }
+        Ok(o)
+    }
+
+    /// The subscribing connection's options (MQTT 5, so that the broker itself keeps back a
+    /// message larger than `MAX_PACKET` instead of sending it and losing the connection).
+    fn options_v5(&self, client_id: &str) -> Result<rumqttc::v5::MqttOptions, String> {
+        let mut o = rumqttc::v5::MqttOptions::new(client_id, self.url.host.clone(), self.url.port);
+        o.set_keep_alive(KEEP_ALIVE);
+        o.set_max_packet_size(Some(MAX_PACKET as u32));
+        o.set_clean_start(true);
+        if let Some((u, p)) = self.login() {
+            o.set_credentials(u, p);
+        }
+        if let Some(t) = self.tls()? {
+            o.set_transport(t);
         }
         Ok(o)
     }
@@ -296,32 +325,70 @@ enum Net {
     Message(String, Vec<u8>),
 }
 
+/// An MQTT connection of either protocol version, as the connection task sees it.
+trait Connection: Send + 'static {
+    /// What the next poll brings (`None`: nothing of interest).
+    fn next(&mut self) -> impl std::future::Future<Output = Option<Net>> + Send;
+}
+
+impl Connection for rumqttc::EventLoop {
+    async fn next(&mut self) -> Option<Net> {
+        Some(match self.poll().await {
+            Ok(Event::Incoming(Packet::ConnAck(ack))) => {
+                if ack.code != rumqttc::ConnectReturnCode::Success {
+                    Net::Down(explain(&format!("refused: {:?}", ack.code)))
+                } else {
+                    Net::Connected
+                }
+            }
+            Ok(Event::Incoming(Packet::PubAck(_))) => Net::Acked,
+            Ok(Event::Incoming(Packet::Publish(p))) => {
+                Net::Message(p.topic.clone(), p.payload.to_vec())
+            }
+            Ok(_) => return None,
+            Err(e) => Net::Down(explain(&e.to_string())),
+        })
+    }
+}
+
+impl Connection for rumqttc::v5::EventLoop {
+    async fn next(&mut self) -> Option<Net> {
+        use rumqttc::v5::mqttbytes::v5::{ConnectReturnCode, Packet as P5};
+        Some(match self.poll().await {
+            Ok(rumqttc::v5::Event::Incoming(P5::ConnAck(ack))) => {
+                if ack.code != ConnectReturnCode::Success {
+                    Net::Down(explain(&format!("refused: {:?}", ack.code)))
+                } else {
+                    Net::Connected
+                }
+            }
+            Ok(rumqttc::v5::Event::Incoming(P5::PubAck(_))) => Net::Acked,
+            Ok(rumqttc::v5::Event::Incoming(P5::Publish(p))) => Net::Message(
+                String::from_utf8_lossy(&p.topic).into_owned(),
+                p.payload.to_vec(),
+            ),
+            Ok(_) => return None,
+            Err(e) => Net::Down(explain(&e.to_string())),
+        })
+    }
+}
+
 /// Polls the connection, connecting again after a failure (waiting longer each time, up to
 /// `MAX_RETRY`), and passes on what happens.
 fn spawn_connection(
-    mut eventloop: rumqttc::EventLoop,
+    mut connection: impl Connection,
     tx: mpsc::UnboundedSender<Net>,
 ) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         let mut wait = FIRST_RETRY;
         loop {
-            let net = match eventloop.poll().await {
-                Ok(Event::Incoming(Packet::ConnAck(ack))) => {
-                    if ack.code != rumqttc::ConnectReturnCode::Success {
-                        Net::Down(format!("the broker refused the connection: {:?}", ack.code))
-                    } else {
-                        wait = FIRST_RETRY;
-                        Net::Connected
-                    }
-                }
-                Ok(Event::Incoming(Packet::PubAck(_))) => Net::Acked,
-                Ok(Event::Incoming(Packet::Publish(p))) => {
-                    Net::Message(p.topic.clone(), p.payload.to_vec())
-                }
-                Ok(_) => continue,
-                Err(e) => Net::Down(explain(&e.to_string())),
+            let Some(net) = connection.next().await else {
+                continue;
             };
             let down = matches!(net, Net::Down(_));
+            if matches!(net, Net::Connected) {
+                wait = FIRST_RETRY;
+            }
             if tx.send(net).is_err() {
                 return;
             }
@@ -696,8 +763,8 @@ pub async fn broadcast(
         replace(out, ROUND_FILE, &round.round_pgn())?;
     }
     let id = format!("chessboardd-broadcast-{}", std::process::id());
-    let o = settings.options(&id)?;
-    let (client, eventloop) = AsyncClient::new(o, 16);
+    let o = settings.options_v5(&id)?;
+    let (client, eventloop) = rumqttc::v5::AsyncClient::new(o, 16);
     let (net_tx, mut net) = mpsc::unbounded_channel();
     let connection = spawn_connection(eventloop, net_tx);
     let filter = format!("{}/+/pgn", settings.prefix);
@@ -712,7 +779,8 @@ pub async fn broadcast(
                     last_error.clear();
                     // A clean session: the subscription is made again each time, and the
                     // broker sends the retained games with it.
-                    if let Err(e) = client.try_subscribe(filter.clone(), QoS::AtLeastOnce) {
+                    let qos = rumqttc::v5::mqttbytes::QoS::AtLeastOnce;
+                    if let Err(e) = client.try_subscribe(filter.clone(), qos) {
                         tracing::warn!("cannot subscribe to {filter}: {e}");
                     }
                 }

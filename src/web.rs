@@ -86,6 +86,7 @@ pub fn state_json(engine: &Engine, now: Millis) -> String {
         "result": game.ending.map(|e| e.result()),
         "reason": game.ending.map(|e| e.reason),
         "winner": game.ending.and_then(|e| e.winner).map(|c: Color| color_name(c)),
+        "lang": phrases.lang.tag(),
     })
     .to_string()
 }

@@ -101,6 +101,7 @@ fn state_pgn_and_events_follow_the_game() {
         "{sans:?}"
     );
     assert_eq!(state["moves"][0]["say"], "Eva vier");
+    assert_eq!(state["lang"], "de");
     assert!(state["clock"]["white_ms"].as_i64().unwrap() > 290_000);
     assert!(state["fen"].as_str().unwrap().contains('/'));
     // The live PGN.

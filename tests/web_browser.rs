@@ -398,6 +398,13 @@ fn check_page(dom: &str, before: &Value, after: &Value) -> Result<Page, String> 
     if attr(live_tag, "aria-live").as_deref() != Some("polite") {
         return Err(format!("#live is not polite: {live_tag}"));
     }
+    // The announcements are German (Appendix F): a screen reader reads them with a German voice.
+    if attr(live_tag, "lang").as_deref() != after["lang"].as_str() {
+        return Err(format!(
+            "#live's lang is not the state's {}: {live_tag}",
+            after["lang"]
+        ));
+    }
     let live = content(dom, "<p id=\"live\"", "</p>").unwrap_or_default();
     Ok(Page {
         plies: n,

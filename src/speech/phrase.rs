@@ -39,6 +39,16 @@ impl FromStr for Lang {
 }
 
 impl Lang {
+    /// The language's BCP 47 tag, for a screen reader ("de" for the Appendix F words).
+    pub fn tag(self) -> &'static str {
+        match self {
+            Lang::AppendixF | Lang::De => "de",
+            Lang::En => "en",
+            Lang::Ro => "ro",
+            Lang::Sv => "sv",
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Lang::AppendixF => "appendix-f",
@@ -780,6 +790,7 @@ impl Words {
 pub struct Phrases {
     pub words: Words,
     pub style: Style,
+    pub lang: Lang,
 }
 
 /// Appends a word with a separating space.
@@ -798,6 +809,7 @@ impl Phrases {
         Phrases {
             words: Words::new(lang, files),
             style,
+            lang,
         }
     }
 
