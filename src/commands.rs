@@ -478,6 +478,25 @@ fn mqtt_from(
     Ok(m)
 }
 
+/// Completes at SIGTERM or SIGINT. The handlers are in place from the call on (inside a
+/// runtime), so a signal that comes at once does not find the default action.
+fn termination() -> impl std::future::Future<Output = ()> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let term = signal(SignalKind::terminate());
+    let int = signal(SignalKind::interrupt());
+    async move {
+        match (term, int) {
+            (Ok(mut term), Ok(mut int)) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = int.recv() => {}
+                }
+            }
+            _ => std::future::pending::<()>().await,
+        }
+    }
+}
+
 /// `chessboardd broadcast`: follows the boards of a round through the broker until SIGTERM.
 pub fn broadcast(url: Option<&str>, out: &Path, config: Option<&Path>) -> Result<(), Fail> {
     let cfg = match config::resolve(config) {
@@ -495,20 +514,7 @@ pub fn broadcast(url: Option<&str>, out: &Path, config: Option<&Path>) -> Result
         .build()
         .map_err(|e| Fail(1, format!("cannot start the runtime: {e}")))?;
     rt.block_on(async {
-        use tokio::signal::unix::{signal, SignalKind};
-        let term = signal(SignalKind::terminate());
-        let int = signal(SignalKind::interrupt());
-        let shutdown = async {
-            match (term, int) {
-                (Ok(mut term), Ok(mut int)) => {
-                    tokio::select! {
-                        _ = term.recv() => {}
-                        _ = int.recv() => {}
-                    }
-                }
-                _ => std::future::pending::<()>().await,
-            }
-        };
+        let shutdown = termination();
         tracing::info!(
             "following {}/+/pgn at {}; the games go to {}",
             settings.prefix,
@@ -644,8 +650,7 @@ pub fn run(
         // at once must not find the default action (which ends the process).
         use tokio::signal::unix::{signal, SignalKind};
         let hup = signal(SignalKind::hangup());
-        let term = signal(SignalKind::terminate());
-        let int = signal(SignalKind::interrupt());
+        let shutdown = termination();
         tokio::spawn(async move {
             let Ok(mut hup) = hup else {
                 return;
@@ -665,17 +670,6 @@ pub fn run(
                 }
             }
         });
-        let shutdown = async {
-            match (term, int) {
-                (Ok(mut term), Ok(mut int)) => {
-                    tokio::select! {
-                        _ = term.recv() => {}
-                        _ = int.recv() => {}
-                    }
-                }
-                _ => std::future::pending::<()>().await,
-            }
-        };
         chessboardd::daemon::run_boards(
             settings,
             boards,

@@ -865,28 +865,19 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("chessboardd-round-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let mut r = Round::open(&dir).unwrap();
-        let p = "chessboardd";
-        assert!(r
-            .take(p, "chessboardd/b2/pgn", game("B", "1. d4").as_bytes())
-            .unwrap()
-            .is_some());
-        assert!(r
-            .take(p, "chessboardd/b10/pgn", game("C", "1. c4").as_bytes())
-            .unwrap()
-            .is_some());
-        assert!(r
-            .take(p, "chessboardd/b1/pgn", game("A", "1. e4").as_bytes())
-            .unwrap()
-            .is_some());
+        // Whether a message changed the board's game.
+        let mut changed = |topic: &str, white: &str, moves: &str| {
+            r.take("chessboardd", topic, game(white, moves).as_bytes())
+                .unwrap()
+                .is_some()
+        };
+        assert!(changed("chessboardd/b2/pgn", "B", "1. d4"));
+        assert!(changed("chessboardd/b10/pgn", "C", "1. c4"));
+        assert!(changed("chessboardd/b1/pgn", "A", "1. e4"));
         // The same again changes nothing; a newer game replaces the board's.
-        assert!(r
-            .take(p, "chessboardd/b1/pgn", game("A", "1. e4").as_bytes())
-            .unwrap()
-            .is_none());
-        assert!(r
-            .take(p, "chessboardd/b1/pgn", game("A", "1. e4 e5").as_bytes())
-            .unwrap()
-            .is_some());
+        assert!(!changed("chessboardd/b1/pgn", "A", "1. e4"));
+        assert!(changed("chessboardd/b1/pgn", "A", "1. e4 e5"));
+        let p = "chessboardd";
         // Not games, not ours: dropped, counted, the files untouched.
         assert!(r.take(p, "chessboardd/b1/pgn", b"1. e4 Ke7 Kd6").is_err());
         assert!(r.take(p, "chessboardd/b1/pgn", &[0xff, 0xfe]).is_err());
