@@ -61,7 +61,8 @@ UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
 # Builds first where cargo is on the PATH; `sudo make install` in a shell where root has no cargo
 # installs the binary `make` built before. Applies the new user, udev rules and unit only on the
 # running system (DESTDIR empty); the user and group are made by systemd-sysusers, which needs no
-# running systemd (so this works in an image being built in a chroot as well).
+# running systemd (so this works in an image being built in a chroot as well). The unit
+# chessboardd-broadcast, for the one club machine that gathers a round, is installed, not enabled.
 install:
 	@if command -v $(CARGO) >/dev/null 2>&1; then $(MAKE) --no-print-directory build; \
 	elif [ -x target/release/chessboardd ]; then echo "note: no cargo here; installing target/release/chessboardd built before"; \
@@ -75,6 +76,9 @@ install:
 	sed 's|^ExecStart=/usr/bin/chessboardd |ExecStart=$(BINDIR)/chessboardd |' systemd/chessboardd.service \
 		> $(DESTDIR)$(UNITDIR)/chessboardd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/chessboardd.service
+	sed 's|^ExecStart=/usr/bin/chessboardd |ExecStart=$(BINDIR)/chessboardd |' systemd/chessboardd-broadcast.service \
+		> $(DESTDIR)$(UNITDIR)/chessboardd-broadcast.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/chessboardd-broadcast.service
 	install -D -m 0644 systemd/chessboardd.sysusers $(DESTDIR)$(SYSUSERSDIR)/chessboardd.conf
 	install -D -m 0644 systemd/chessboardd.modules-load $(DESTDIR)$(MODULESLOADDIR)/chessboardd.conf
 	install -D -m 0644 udev/60-chessboardd.rules $(DESTDIR)$(UDEVRULESDIR)/60-chessboardd.rules
@@ -89,17 +93,20 @@ install:
 		udevadm control --reload && udevadm trigger --action=change --subsystem-match=gpio --subsystem-match=tty || true; \
 		echo "systemctl daemon-reload"; systemctl daemon-reload; \
 		echo "Installed. Choose the board in $(CONFDIR)/config.toml ([board]), then: sudo systemctl enable --now chessboardd"; \
+		echo "(On the machine that gathers a round: set [mqtt] url there, then sudo systemctl enable --now chessboardd-broadcast)"; \
 	elif [ -z "$(DESTDIR)" ]; then echo "note: systemd is not running here: udev rules and the unit apply at the next boot"; fi
 
 uninstall:
 	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then \
-		echo "systemctl disable --now chessboardd"; systemctl disable --now chessboardd.service || true; fi
+		for u in chessboardd chessboardd-broadcast; do \
+			echo "systemctl disable --now $$u"; systemctl disable --now $$u.service || true; done; fi
 	rm -f $(DESTDIR)$(BINDIR)/chessboardd $(DESTDIR)$(UNITDIR)/chessboardd.service \
+		$(DESTDIR)$(UNITDIR)/chessboardd-broadcast.service \
 		$(DESTDIR)$(SYSUSERSDIR)/chessboardd.conf $(DESTDIR)$(MODULESLOADDIR)/chessboardd.conf \
 		$(DESTDIR)$(UDEVRULESDIR)/60-chessboardd.rules
 	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then \
 		systemctl daemon-reload; udevadm control --reload || true; fi
-	@echo "kept: $(CONFDIR)/config.toml, the games in /var/lib/chessboardd and the user chessboardd (remove them by hand)"
+	@echo "kept: $(CONFDIR)/config.toml, the games in /var/lib/chessboardd and /var/lib/chessboardd-broadcast and the user chessboardd (remove them by hand)"
 
 # cargo-deb (3.x installs systemd/chessboardd.sysusers with its postinst hook); installed into
 # ~/.cargo/bin when missing.
