@@ -317,28 +317,42 @@ fn explain(e: &str) -> String {
     format!("{e} ({hint})")
 }
 
-/// What the connection task hears from the broker.
-enum Net {
-    Connected,
+/// What the connection task hears from the broker. `Connected` brings the client of the new
+/// connection: each connection has a client (and a request queue) of its own, so nothing queued
+/// for a connection that failed goes out on the next one, where its acknowledgement could be
+/// taken for another message's.
+enum Net<C> {
+    Connected(C),
     Acked,
     Down(String),
     Message(String, Vec<u8>),
 }
 
 /// An MQTT connection of either protocol version, as the connection task sees it.
-trait Connection: Send + 'static {
+trait Connection: Sized + Send + 'static {
+    type Client: Clone + Send + 'static;
+    type Options: Clone + Send + 'static;
+    /// A client and its connection (not yet connected).
+    fn open(o: Self::Options) -> (Self::Client, Self);
     /// What the next poll brings (`None`: nothing of interest).
-    fn next(&mut self) -> impl std::future::Future<Output = Option<Net>> + Send;
+    fn next(&mut self) -> impl std::future::Future<Output = Option<Net<()>>> + Send;
 }
 
 impl Connection for rumqttc::EventLoop {
-    async fn next(&mut self) -> Option<Net> {
+    type Client = AsyncClient;
+    type Options = MqttOptions;
+
+    fn open(o: MqttOptions) -> (AsyncClient, Self) {
+        AsyncClient::new(o, 16)
+    }
+
+    async fn next(&mut self) -> Option<Net<()>> {
         Some(match self.poll().await {
             Ok(Event::Incoming(Packet::ConnAck(ack))) => {
                 if ack.code != rumqttc::ConnectReturnCode::Success {
                     Net::Down(explain(&format!("refused: {:?}", ack.code)))
                 } else {
-                    Net::Connected
+                    Net::Connected(())
                 }
             }
             Ok(Event::Incoming(Packet::PubAck(_))) => Net::Acked,
@@ -352,14 +366,21 @@ impl Connection for rumqttc::EventLoop {
 }
 
 impl Connection for rumqttc::v5::EventLoop {
-    async fn next(&mut self) -> Option<Net> {
+    type Client = rumqttc::v5::AsyncClient;
+    type Options = rumqttc::v5::MqttOptions;
+
+    fn open(o: rumqttc::v5::MqttOptions) -> (rumqttc::v5::AsyncClient, Self) {
+        rumqttc::v5::AsyncClient::new(o, 16)
+    }
+
+    async fn next(&mut self) -> Option<Net<()>> {
         use rumqttc::v5::mqttbytes::v5::{ConnectReturnCode, Packet as P5};
         Some(match self.poll().await {
             Ok(rumqttc::v5::Event::Incoming(P5::ConnAck(ack))) => {
                 if ack.code != ConnectReturnCode::Success {
                     Net::Down(explain(&format!("refused: {:?}", ack.code)))
                 } else {
-                    Net::Connected
+                    Net::Connected(())
                 }
             }
             Ok(rumqttc::v5::Event::Incoming(P5::PubAck(_))) => Net::Acked,
@@ -373,28 +394,36 @@ impl Connection for rumqttc::v5::EventLoop {
     }
 }
 
-/// Polls the connection, connecting again after a failure (waiting longer each time, up to
-/// `MAX_RETRY`), and passes on what happens.
-fn spawn_connection(
-    mut connection: impl Connection,
-    tx: mpsc::UnboundedSender<Net>,
+/// Connects, passes on what happens, and after a failure connects again with a fresh client
+/// (waiting longer each time, up to `MAX_RETRY`).
+fn spawn_connection<E: Connection>(
+    options: E::Options,
+    tx: mpsc::UnboundedSender<Net<E::Client>>,
 ) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         let mut wait = FIRST_RETRY;
         loop {
-            let Some(net) = connection.next().await else {
-                continue;
-            };
-            let down = matches!(net, Net::Down(_));
-            if matches!(net, Net::Connected) {
-                wait = FIRST_RETRY;
-            }
-            if tx.send(net).is_err() {
-                return;
-            }
-            if down {
-                tokio::time::sleep(wait).await;
-                wait = (wait * 2).min(MAX_RETRY);
+            let (client, mut connection) = E::open(options.clone());
+            loop {
+                let net = match connection.next().await {
+                    None => continue,
+                    Some(Net::Connected(())) => {
+                        wait = FIRST_RETRY;
+                        Net::Connected(client.clone())
+                    }
+                    Some(Net::Acked) => Net::Acked,
+                    Some(Net::Message(t, p)) => Net::Message(t, p),
+                    Some(Net::Down(e)) => Net::Down(e),
+                };
+                let down = matches!(net, Net::Down(_));
+                if tx.send(net).is_err() {
+                    return;
+                }
+                if down {
+                    tokio::time::sleep(wait).await;
+                    wait = (wait * 2).min(MAX_RETRY);
+                    break;
+                }
             }
         }
     })
@@ -463,13 +492,12 @@ impl Publisher {
             QoS::AtLeastOnce,
             true,
         ));
-        let (client, eventloop) = AsyncClient::new(o, 16);
         let (net_tx, net_rx) = mpsc::unbounded_channel();
-        let connection = spawn_connection(eventloop, net_tx);
+        let connection = spawn_connection::<rumqttc::EventLoop>(o, net_tx);
         let (tx, rx) = mpsc::unbounded_channel();
         let broker = settings.url.to_string();
         let task = tokio::spawn(async move {
-            publish_loop(client, base, broker, rx, net_rx).await;
+            publish_loop(base, broker, rx, net_rx).await;
             connection.abort();
         });
         Ok(Publisher { tx, task })
@@ -495,23 +523,23 @@ impl Publisher {
 }
 
 async fn publish_loop(
-    client: AsyncClient,
     base: String,
     broker: String,
     mut rx: mpsc::UnboundedReceiver<Input>,
-    mut net: mpsc::UnboundedReceiver<Net>,
+    mut net: mpsc::UnboundedReceiver<Net<AsyncClient>>,
 ) {
+    // The client of the connection that is up; `None` while the broker is away.
+    let mut client: Option<AsyncClient> = None;
     let (mut state, mut pgn) = (Latest::default(), Latest::default());
     let mut events: VecDeque<String> = VecDeque::new();
     let mut dropped = 0u64;
-    let mut connected = false;
     let mut status_due = false;
     let mut in_flight: Option<Sent> = None;
     let mut finishing: Option<oneshot::Sender<()>> = None;
     let mut last_error = String::new();
     loop {
         // The next message, when the broker is there and nothing is waiting for its ack.
-        if connected && in_flight.is_none() {
+        if let (Some(c), None) = (&client, &in_flight) {
             let next = if status_due {
                 Some((Sent::Status, "status", "online".to_string(), true))
             } else if state.due() {
@@ -529,8 +557,7 @@ async fn publish_loop(
             };
             if let Some((sent, topic, payload, retain)) = next {
                 let topic = format!("{base}/{topic}");
-                if client
-                    .try_publish(topic, QoS::AtLeastOnce, retain, payload)
+                if c.try_publish(topic, QoS::AtLeastOnce, retain, payload)
                     .is_ok()
                 {
                     in_flight = Some(sent);
@@ -557,9 +584,9 @@ async fn publish_loop(
                 None => return,
             },
             n = net.recv() => match n {
-                Some(Net::Connected) => {
+                Some(Net::Connected(c)) => {
                     tracing::info!("mqtt: connected to {broker}");
-                    connected = true;
+                    client = Some(c);
                     last_error.clear();
                     in_flight = None;
                     // A new session: everything retained is sent again.
@@ -575,7 +602,9 @@ async fn publish_loop(
                         events.pop_front();
                     }
                     Some(Sent::Offline) => {
-                        let _ = client.try_disconnect();
+                        if let Some(c) = &client {
+                            let _ = c.try_disconnect();
+                        }
                         if let Some(done) = finishing.take() {
                             let _ = done.send(());
                         }
@@ -584,11 +613,11 @@ async fn publish_loop(
                     None => {}
                 },
                 Some(Net::Down(e)) => {
-                    if connected || e != last_error {
+                    if client.is_some() || e != last_error {
                         tracing::warn!("mqtt: {broker}: {e}; connecting again");
                     }
                     last_error = e;
-                    connected = false;
+                    client = None;
                     in_flight = None;
                 }
                 Some(Net::Message(..)) => {}
@@ -764,9 +793,9 @@ pub async fn broadcast(
     }
     let id = format!("chessboardd-broadcast-{}", std::process::id());
     let o = settings.options_v5(&id)?;
-    let (client, eventloop) = rumqttc::v5::AsyncClient::new(o, 16);
     let (net_tx, mut net) = mpsc::unbounded_channel();
-    let connection = spawn_connection(eventloop, net_tx);
+    let connection = spawn_connection::<rumqttc::v5::EventLoop>(o, net_tx);
+    let mut client = None;
     let filter = format!("{}/+/pgn", settings.prefix);
     let broker = settings.url.to_string();
     let mut last_error = String::new();
@@ -774,15 +803,16 @@ pub async fn broadcast(
     loop {
         tokio::select! {
             n = net.recv() => match n {
-                Some(Net::Connected) => {
+                Some(Net::Connected(c)) => {
                     tracing::info!("connected to {broker}, following {filter}");
                     last_error.clear();
                     // A clean session: the subscription is made again each time, and the
                     // broker sends the retained games with it.
                     let qos = rumqttc::v5::mqttbytes::QoS::AtLeastOnce;
-                    if let Err(e) = client.try_subscribe(filter.clone(), qos) {
+                    if let Err(e) = c.try_subscribe(filter.clone(), qos) {
                         tracing::warn!("cannot subscribe to {filter}: {e}");
                     }
+                    client = Some(c);
                 }
                 Some(Net::Message(topic, payload)) => {
                     match round.take(&settings.prefix, &topic, &payload) {
@@ -803,7 +833,9 @@ pub async fn broadcast(
             _ = &mut shutdown => break,
         }
     }
-    let _ = client.try_disconnect();
+    if let Some(c) = client {
+        let _ = c.try_disconnect();
+    }
     connection.abort();
     Ok(round)
 }
