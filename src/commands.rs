@@ -521,13 +521,13 @@ pub fn broadcast(url: Option<&str>, out: &Path, config: Option<&Path>) -> Result
             settings.url,
             out.display()
         );
-        let round = chessboardd::mqtt::broadcast(&settings, out, shutdown)
+        let round = chessboardd::broadcast::broadcast(&settings, out, shutdown)
             .await
             .map_err(|e| Fail(1, e))?;
         tracing::info!(
             "{} boards in {}; {} messages dropped",
             round.boards(),
-            out.join(chessboardd::mqtt::ROUND_FILE).display(),
+            out.join(chessboardd::broadcast::ROUND_FILE).display(),
             round.rejected
         );
         Ok(())

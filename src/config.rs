@@ -793,6 +793,17 @@ fn mqtt_config(
         }
         (None, None) => {}
     }
+    if s.password.is_some() && s.username.is_none() && s.url.username.is_none() {
+        let span = password
+            .map(|p| p.span())
+            .or(m.password_file.as_ref().map(|p| p.span()))
+            .unwrap_or_default();
+        return cx.err(
+            span,
+            "mqtt.password",
+            "a password needs its user: set mqtt.username too".into(),
+        );
+    }
     let tls_files = [
         ("mqtt.ca_file", &m.ca_file, "CERTIFICATE"),
         ("mqtt.client_cert", &m.client_cert, "CERTIFICATE"),
@@ -817,6 +828,18 @@ fn mqtt_config(
         paths.push(path);
     }
     s.ca_file = paths[0].take();
+    if let (Some((_, span)), true, None) = (text(&m.url), s.url.tls, &s.ca_file) {
+        crate::mqtt::read_pem(Path::new(crate::mqtt::SYSTEM_CA), "CERTIFICATE").or_else(|e| {
+            cx.err(
+                span,
+                "mqtt.url",
+                format!(
+                    "mqtts:// without mqtt.ca_file trusts the system's authorities, but {e} \
+                     (install the package ca-certificates, or set mqtt.ca_file)"
+                ),
+            )
+        })?;
+    }
     s.client_auth = match (paths[1].take(), paths[2].take()) {
         (Some(c), Some(k)) => Some((c, k)),
         (None, None) => None,

@@ -451,10 +451,14 @@ pub async fn run_boards(
         }
     }
     let mut journal_failed = false;
-    // The live PGN's date: the day the game began.
-    let mut live_date = match &resume {
-        Some((recorded, _)) => recorded.date.clone(),
-        None => crate::record::local_now().0,
+    // The live PGN's Date and Time: when the game began (which tells a broadcast one game of
+    // this board from the next).
+    let mut began = match &resume {
+        Some((recorded, _)) => (recorded.date.clone(), recorded.time.clone()),
+        None => crate::record::local_now(),
+    };
+    let live_pgn = |leader: &Engine, (date, time): &(String, String)| {
+        leader.pgn_with(&[("Date", date.clone()), ("Time", time.clone())])
     };
     let clock = DaemonClock::new(if speed > 0.0 { speed } else { 1.0 });
     let (tx, mut rx) = mpsc::unbounded_channel::<(usize, Millis, DriverMsg)>();
@@ -544,11 +548,11 @@ pub async fn run_boards(
                 .iter()
                 .any(|(_, e)| matches!(e.kind, EventKind::GameStart { .. }))
             {
-                live_date = crate::record::local_now().0;
+                began = crate::record::local_now();
             }
             let leader = engine.leader();
             let state = crate::web::state_json(leader, clock.now());
-            let pgn = leader.pgn_with(&[("Date", live_date.clone())]);
+            let pgn = live_pgn(leader, &began);
             if let Some(p) = &publisher {
                 p.update(state.clone(), pgn.clone());
             }
@@ -646,7 +650,7 @@ pub async fn run_boards(
         let leader = engine.leader();
         p.update(
             crate::web::state_json(leader, clock.now()),
-            leader.pgn_with(&[("Date", live_date.clone())]),
+            live_pgn(leader, &began),
         );
         for (b, e) in &out {
             let name =

@@ -4,6 +4,7 @@
 
 pub mod board;
 pub mod brf;
+pub mod broadcast;
 pub mod config;
 pub mod control;
 pub mod daemon;

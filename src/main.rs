@@ -144,8 +144,9 @@ enum Command {
     /// Follow every board that publishes to an MQTT broker and keep their live games: DIR/ID.pgn
     /// for each board and DIR/round.pgn with them all, rewritten as the games go on
     Broadcast {
-        /// The broker: mqtt://HOST[:PORT], mqtts://HOST[:PORT] for TLS, USER:PASSWORD@ before
-        /// the host when it wants them; default: mqtt.url of the config
+        /// The broker: mqtt://HOST[:PORT], mqtts://HOST[:PORT] for TLS; default: mqtt.url of
+        /// the config. A user and password go in the config (mqtt.username, mqtt.password_file):
+        /// USER:PASSWORD@HOST works too, but anyone who lists the processes sees it
         #[arg(long, value_name = "URL")]
         mqtt: Option<String>,
         /// Where the PGN files go (made if missing; games already there are kept)

@@ -15,14 +15,15 @@
 //! persistence has the whole game again at once; events queued while the broker was away follow
 //! (at least once: a subscriber may see one twice).
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use rumqttc::{
     AsyncClient, Event, LastWill, MqttOptions, Packet, QoS, TlsConfiguration, Transport,
 };
-use tokio::sync::{mpsc, oneshot};
+use std::sync::Arc;
+use tokio::sync::{mpsc, oneshot, Notify};
 
 /// The largest message sent or taken (a long game's state is some tens of kilobytes).
 const MAX_PACKET: usize = 1 << 20;
@@ -35,8 +36,6 @@ const FIRST_RETRY: Duration = Duration::from_millis(250);
 const MAX_RETRY: Duration = Duration::from_secs(5);
 /// The default topic prefix.
 pub const DEFAULT_PREFIX: &str = "chessboardd";
-/// The round file `broadcast` writes beside the boards' files.
-pub const ROUND_FILE: &str = "round.pgn";
 
 /// A broker's address: `mqtt://[USER[:PASSWORD]@]HOST[:PORT]`, `mqtts://` for TLS.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -80,7 +79,13 @@ impl std::str::FromStr for BrokerUrl {
             let (h, after) = v6
                 .split_once(']')
                 .ok_or_else(|| format!("'{s}': an IPv6 address needs its closing ']'"))?;
-            (h, after.strip_prefix(':'))
+            let port = match after {
+                "" => None,
+                a => Some(a.strip_prefix(':').ok_or_else(|| {
+                    format!("'{s}': after ']' comes ':' and the port, or nothing")
+                })?),
+            };
+            (h, port)
         } else {
             match hostport.split_once(':') {
                 Some((h, p)) => (h, Some(p)),
@@ -179,6 +184,17 @@ impl MqttSettings {
         Some((user, password.unwrap_or_default()))
     }
 
+    /// Says so in the log when a password would go over the network unencrypted.
+    pub fn warn_clear_password(&self) {
+        if self.login().is_some_and(|(_, p)| !p.is_empty()) && !self.url.tls {
+            tracing::warn!(
+                "mqtt: the password goes over the network in clear text ({}); use mqtts:// \
+                 where others can listen",
+                self.url
+            );
+        }
+    }
+
     /// The TLS transport for an mqtts:// url (`None`: plain TCP).
     fn tls(&self) -> Result<Option<Transport>, String> {
         if !self.url.tls {
@@ -217,7 +233,7 @@ impl MqttSettings {
 
     /// The subscribing connection's options (MQTT 5, so that the broker itself keeps back a
     /// message larger than `MAX_PACKET` instead of sending it and losing the connection).
-    fn options_v5(&self, client_id: &str) -> Result<rumqttc::v5::MqttOptions, String> {
+    pub(crate) fn options_v5(&self, client_id: &str) -> Result<rumqttc::v5::MqttOptions, String> {
         let mut o = rumqttc::v5::MqttOptions::new(client_id, self.url.host.clone(), self.url.port);
         o.set_keep_alive(KEEP_ALIVE);
         o.set_max_packet_size(Some(MAX_PACKET as u32));
@@ -233,18 +249,31 @@ impl MqttSettings {
 }
 
 /// Debian's bundle of the certificate authorities the system trusts.
-const SYSTEM_CA: &str = "/etc/ssl/certs/ca-certificates.crt";
+pub const SYSTEM_CA: &str = "/etc/ssl/certs/ca-certificates.crt";
 
 /// Reads a PEM file that must hold a `what` ("CERTIFICATE", "KEY").
 pub fn read_pem(path: &Path, what: &str) -> Result<Vec<u8>, String> {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
     let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let text = String::from_utf8_lossy(&bytes);
-    let holds = text
-        .lines()
-        .any(|l| l.starts_with("-----BEGIN ") && l.contains(what));
-    if !holds {
+    let found = if what == "KEY" {
+        // An encrypted key is no key here: the daemon has nobody to ask for its passphrase.
+        PrivateKeyDer::from_pem_slice(&bytes).is_ok()
+    } else {
+        let certs: Result<Vec<_>, _> = CertificateDer::pem_slice_iter(&bytes).collect();
+        match certs {
+            Ok(c) => !c.is_empty(),
+            Err(e) => return Err(format!("{}: a damaged PEM file ({e:?})", path.display())),
+        }
+    };
+    if !found {
+        let hint = if what == "KEY" {
+            " (-----BEGIN PRIVATE KEY-----, RSA or EC, not encrypted)"
+        } else {
+            " (-----BEGIN CERTIFICATE-----)"
+        };
         return Err(format!(
-            "{}: no PEM {} in it (-----BEGIN ... {what}-----)",
+            "{}: no PEM {} in it{hint}",
             path.display(),
             what.to_lowercase()
         ));
@@ -265,7 +294,7 @@ pub fn check_board_id(id: &str) -> Result<(), String> {
              not starting with '.')"
         ));
     }
-    if id == ROUND_FILE.trim_end_matches(".pgn") {
+    if id == crate::broadcast::ROUND_FILE.trim_end_matches(".pgn") {
         return Err(format!(
             "'{id}' is taken by the round file (round.pgn); choose another id"
         ));
@@ -277,13 +306,14 @@ pub fn check_board_id(id: &str) -> Result<(), String> {
 pub fn check_prefix(p: &str) -> Result<(), String> {
     if p.is_empty()
         || p.starts_with('/')
+        || p.starts_with('$')
         || p.ends_with('/')
         || p.contains("//")
         || p.contains(['+', '#', '\0'])
     {
         return Err(format!(
             "'{p}' is not a topic prefix (accepted: topic levels such as \"chessboardd\" or \
-             \"club/round3\", without '+', '#' or a '/' at either end)"
+             \"club/round3\", without '+', '#', a '$' in front or a '/' at either end)"
         ));
     }
     Ok(())
@@ -307,7 +337,7 @@ fn explain(e: &str) -> String {
     } else if e.contains("UnknownIssuer") {
         "the broker's certificate is not signed by an authority trusted here: give its \
          authority's certificate as mqtt.ca_file"
-    } else if e.contains("NotValidForName") {
+    } else if e.contains("not valid for name") || e.contains("NotValidForName") {
         "the broker's certificate is for another name: use that name in the url"
     } else if e.contains("Connection refused (os error") {
         "no broker listens there (is it running, is the port right?)"
@@ -321,7 +351,7 @@ fn explain(e: &str) -> String {
 /// connection: each connection has a client (and a request queue) of its own, so nothing queued
 /// for a connection that failed goes out on the next one, where its acknowledgement could be
 /// taken for another message's.
-enum Net<C> {
+pub(crate) enum Net<C> {
     Connected(C),
     Acked,
     Down(String),
@@ -329,7 +359,7 @@ enum Net<C> {
 }
 
 /// An MQTT connection of either protocol version, as the connection task sees it.
-trait Connection: Sized + Send + 'static {
+pub(crate) trait Connection: Sized + Send + 'static {
     type Client: Clone + Send + 'static;
     type Options: Clone + Send + 'static;
     /// A client and its connection (not yet connected).
@@ -394,11 +424,26 @@ impl Connection for rumqttc::v5::EventLoop {
     }
 }
 
+/// A few random hex digits, so that two clients never have the same client id (the broker
+/// would close the first when the second connects, and then the other way round, for ever).
+pub(crate) fn random_suffix() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    // SipHash with the random keys std draws for each process, over the time.
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    format!("{:08x}", h.finish() as u32)
+}
+
 /// Connects, passes on what happens, and after a failure connects again with a fresh client
-/// (waiting longer each time, up to `MAX_RETRY`).
-fn spawn_connection<E: Connection>(
+/// (waiting longer each time, up to `MAX_RETRY`, or until `wake` is notified).
+pub(crate) fn spawn_connection<E: Connection>(
     options: E::Options,
     tx: mpsc::UnboundedSender<Net<E::Client>>,
+    wake: Option<Arc<Notify>>,
 ) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         let mut wait = FIRST_RETRY;
@@ -420,7 +465,15 @@ fn spawn_connection<E: Connection>(
                     return;
                 }
                 if down {
-                    tokio::time::sleep(wait).await;
+                    match &wake {
+                        Some(w) => {
+                            tokio::select! {
+                                _ = tokio::time::sleep(wait) => {}
+                                _ = w.notified() => {}
+                            }
+                        }
+                        None => tokio::time::sleep(wait).await,
+                    }
                     wait = (wait * 2).min(MAX_RETRY);
                     break;
                 }
@@ -471,6 +524,9 @@ enum Input {
 pub struct Publisher {
     tx: mpsc::UnboundedSender<Input>,
     task: tokio::task::JoinHandle<()>,
+    connection: tokio::task::JoinHandle<()>,
+    /// Cuts the connection task's wait short (at the end: the broker may be back).
+    wake: Arc<Notify>,
 }
 
 impl std::fmt::Debug for Publisher {
@@ -485,7 +541,8 @@ impl Publisher {
     pub fn start(settings: &MqttSettings) -> Result<Publisher, String> {
         let id = settings.board_id();
         let base = format!("{}/{id}", settings.prefix);
-        let mut o = settings.options(&format!("chessboardd-{id}"))?;
+        settings.warn_clear_password();
+        let mut o = settings.options(&format!("chessboardd-{id}-{}", random_suffix()))?;
         o.set_last_will(LastWill::new(
             format!("{base}/status"),
             "offline",
@@ -493,14 +550,17 @@ impl Publisher {
             true,
         ));
         let (net_tx, net_rx) = mpsc::unbounded_channel();
-        let connection = spawn_connection::<rumqttc::EventLoop>(o, net_tx);
+        let wake = Arc::new(Notify::new());
+        let connection = spawn_connection::<rumqttc::EventLoop>(o, net_tx, Some(wake.clone()));
         let (tx, rx) = mpsc::unbounded_channel();
         let broker = settings.url.to_string();
-        let task = tokio::spawn(async move {
-            publish_loop(base, broker, rx, net_rx).await;
-            connection.abort();
-        });
-        Ok(Publisher { tx, task })
+        let task = tokio::spawn(publish_loop(base, broker, rx, net_rx));
+        Ok(Publisher {
+            tx,
+            task,
+            connection,
+            wake,
+        })
     }
 
     /// The game changed: its new state (JSON) and PGN.
@@ -517,10 +577,87 @@ impl Publisher {
     pub async fn finish(self, within: Duration) {
         let (done_tx, done_rx) = oneshot::channel();
         let _ = self.tx.send(Input::Finish(done_tx));
+        // A connection waiting to try again tries at once.
+        self.wake.notify_one();
         let _ = tokio::time::timeout(within, done_rx).await;
         self.task.abort();
+        self.connection.abort();
     }
 }
+
+/// What is still to reach the broker.
+#[derive(Default)]
+struct Outbox {
+    status_due: bool,
+    state: Latest,
+    pgn: Latest,
+    events: VecDeque<String>,
+    /// Events dropped because the queue was full.
+    dropped: u64,
+}
+
+impl Outbox {
+    /// The next message to send (topic level, payload, retained): the status, then the PGN
+    /// (what a broadcast needs), the state, the events; `offline` last when finishing.
+    fn next(&self, finishing: bool) -> Option<(Sent, &'static str, String, bool)> {
+        if self.status_due {
+            Some((Sent::Status, "status", "online".to_string(), true))
+        } else if self.pgn.due() {
+            let v = self.pgn.value.clone().unwrap_or_default();
+            Some((Sent::Pgn(self.pgn.version), "pgn", v, true))
+        } else if self.state.due() {
+            let v = self.state.value.clone().unwrap_or_default();
+            Some((Sent::State(self.state.version), "state", v, true))
+        } else if let Some(e) = self.events.front() {
+            Some((Sent::Event, "events", e.clone(), false))
+        } else if finishing {
+            Some((Sent::Offline, "status", "offline".to_string(), true))
+        } else {
+            None
+        }
+    }
+
+    /// `sent` is done with: acknowledged by the broker, or left out for good.
+    fn done(&mut self, sent: Sent) {
+        match sent {
+            Sent::Status => self.status_due = false,
+            Sent::State(v) => self.state.delivered = self.state.delivered.max(v),
+            Sent::Pgn(v) => self.pgn.delivered = self.pgn.delivered.max(v),
+            Sent::Event => {
+                self.events.pop_front();
+            }
+            Sent::Offline => {}
+        }
+    }
+
+    /// Queues an event; when the queue is full the oldest not on its way is dropped.
+    fn event(&mut self, e: String, in_flight: bool) {
+        if self.events.len() >= MAX_QUEUED_EVENTS {
+            // The front may be waiting for its acknowledgement: keep it.
+            self.events.remove(usize::from(in_flight));
+            self.dropped += 1;
+            if self.dropped == 1 || self.dropped.is_power_of_two() {
+                tracing::warn!(
+                    "mqtt: the broker is away; {} old events dropped",
+                    self.dropped
+                );
+            }
+        }
+        self.events.push_back(e);
+    }
+
+    /// A new connection (a new session): everything retained is sent again.
+    fn connected(&mut self) {
+        self.status_due = true;
+        self.state.delivered = 0;
+        self.pgn.delivered = 0;
+    }
+}
+
+/// A message the connection failed on this many times in a row is left out: a broker that
+/// drops the connection at a message (larger than it takes, or refused) would otherwise get it
+/// again for ever, and nothing after it.
+const MAX_FAILURES: u32 = 3;
 
 async fn publish_loop(
     base: String,
@@ -530,56 +667,38 @@ async fn publish_loop(
 ) {
     // The client of the connection that is up; `None` while the broker is away.
     let mut client: Option<AsyncClient> = None;
-    let (mut state, mut pgn) = (Latest::default(), Latest::default());
-    let mut events: VecDeque<String> = VecDeque::new();
-    let mut dropped = 0u64;
-    let mut status_due = false;
-    let mut in_flight: Option<Sent> = None;
+    let mut out = Outbox::default();
+    let mut in_flight: Option<(Sent, String, usize)> = None;
+    let mut failures = 0u32;
     let mut finishing: Option<oneshot::Sender<()>> = None;
     let mut last_error = String::new();
     loop {
         // The next message, when the broker is there and nothing is waiting for its ack.
         if let (Some(c), None) = (&client, &in_flight) {
-            let next = if status_due {
-                Some((Sent::Status, "status", "online".to_string(), true))
-            } else if state.due() {
-                let v = state.value.clone().unwrap_or_default();
-                Some((Sent::State(state.version), "state", v, true))
-            } else if pgn.due() {
-                let v = pgn.value.clone().unwrap_or_default();
-                Some((Sent::Pgn(pgn.version), "pgn", v, true))
-            } else if let Some(e) = events.front() {
-                Some((Sent::Event, "events", e.clone(), false))
-            } else if finishing.is_some() {
-                Some((Sent::Offline, "status", "offline".to_string(), true))
-            } else {
-                None
-            };
-            if let Some((sent, topic, payload, retain)) = next {
-                let topic = format!("{base}/{topic}");
-                if c.try_publish(topic, QoS::AtLeastOnce, retain, payload)
+            if let Some((sent, level, payload, retain)) = out.next(finishing.is_some()) {
+                let topic = format!("{base}/{level}");
+                let size = payload.len();
+                if size + topic.len() + 16 > MAX_PACKET {
+                    tracing::error!(
+                        "mqtt: {topic}: {size} bytes, more than a message may be; left out"
+                    );
+                    out.done(sent);
+                    continue;
+                }
+                if c.try_publish(topic.clone(), QoS::AtLeastOnce, retain, payload)
                     .is_ok()
                 {
-                    in_flight = Some(sent);
+                    in_flight = Some((sent, topic, size));
                 }
             }
         }
         tokio::select! {
             input = rx.recv(), if finishing.is_none() => match input {
                 Some(Input::Update(s, p)) => {
-                    state.set(s);
-                    pgn.set(p);
+                    out.state.set(s);
+                    out.pgn.set(p);
                 }
-                Some(Input::Event(e)) => {
-                    if events.len() >= MAX_QUEUED_EVENTS {
-                        events.pop_front();
-                        dropped += 1;
-                        if dropped == 1 || dropped.is_power_of_two() {
-                            tracing::warn!("mqtt: the broker is away; {dropped} old events dropped");
-                        }
-                    }
-                    events.push_back(e);
-                }
+                Some(Input::Event(e)) => out.event(e, matches!(in_flight, Some((Sent::Event, ..)))),
                 Some(Input::Finish(done)) => finishing = Some(done),
                 None => return,
             },
@@ -589,255 +708,48 @@ async fn publish_loop(
                     client = Some(c);
                     last_error.clear();
                     in_flight = None;
-                    // A new session: everything retained is sent again.
-                    status_due = true;
-                    state.delivered = 0;
-                    pgn.delivered = 0;
+                    out.connected();
                 }
-                Some(Net::Acked) => match in_flight.take() {
-                    Some(Sent::Status) => status_due = false,
-                    Some(Sent::State(v)) => state.delivered = state.delivered.max(v),
-                    Some(Sent::Pgn(v)) => pgn.delivered = pgn.delivered.max(v),
-                    Some(Sent::Event) => {
-                        events.pop_front();
-                    }
-                    Some(Sent::Offline) => {
-                        if let Some(c) = &client {
-                            let _ = c.try_disconnect();
+                Some(Net::Acked) => {
+                    failures = 0;
+                    match in_flight.take() {
+                        Some((Sent::Offline, ..)) => {
+                            if let Some(c) = &client {
+                                let _ = c.try_disconnect();
+                            }
+                            if let Some(done) = finishing.take() {
+                                let _ = done.send(());
+                            }
+                            return;
                         }
-                        if let Some(done) = finishing.take() {
-                            let _ = done.send(());
-                        }
-                        return;
+                        Some((sent, ..)) => out.done(sent),
+                        None => {}
                     }
-                    None => {}
-                },
+                }
                 Some(Net::Down(e)) => {
                     if client.is_some() || e != last_error {
                         tracing::warn!("mqtt: {broker}: {e}; connecting again");
                     }
                     last_error = e;
                     client = None;
-                    in_flight = None;
+                    if let Some((sent, topic, size)) = in_flight.take() {
+                        failures += 1;
+                        if failures >= MAX_FAILURES {
+                            tracing::error!(
+                                "mqtt: {topic}: the broker dropped the connection at this \
+                                 message ({size} bytes) {failures} times: left out (does the \
+                                 broker limit the size of messages?)"
+                            );
+                            out.done(sent);
+                            failures = 0;
+                        }
+                    }
                 }
                 Some(Net::Message(..)) => {}
                 None => return,
             },
         }
     }
-}
-
-/// The games of a round as `broadcast` keeps them: each board's latest PGN.
-#[derive(Debug, Default)]
-pub struct Round {
-    dir: PathBuf,
-    games: BTreeMap<String, String>,
-    /// Messages that were not a game, dropped.
-    pub rejected: u64,
-}
-
-/// Orders board ids as people number boards: "board2" before "board10".
-fn natural_key(id: &str) -> Vec<(String, u64)> {
-    let mut key = Vec::new();
-    let mut text = String::new();
-    let mut chars = id.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c.is_ascii_digit() {
-            let mut n = u64::from(c as u8 - b'0');
-            while let Some(d) = chars.peek().and_then(|d| d.to_digit(10)) {
-                n = n.saturating_mul(10).saturating_add(u64::from(d));
-                chars.next();
-            }
-            key.push((std::mem::take(&mut text), n));
-        } else {
-            text.push(c);
-        }
-    }
-    key.push((text, u64::MAX));
-    key
-}
-
-impl Round {
-    /// A round kept in `dir`, with the boards' files already there (a broadcast started again
-    /// keeps the games it had, even of boards that have gone).
-    pub fn open(dir: &Path) -> std::io::Result<Round> {
-        std::fs::create_dir_all(dir)?;
-        let mut games = BTreeMap::new();
-        for entry in std::fs::read_dir(dir)? {
-            let path = entry?.path();
-            let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else {
-                continue;
-            };
-            if path.extension().is_some_and(|x| x == "pgn") && check_board_id(stem).is_ok() {
-                if let Ok(text) = std::fs::read_to_string(&path) {
-                    games.insert(stem.to_string(), text);
-                }
-            }
-        }
-        Ok(Round {
-            dir: dir.to_path_buf(),
-            games,
-            rejected: 0,
-        })
-    }
-
-    pub fn boards(&self) -> usize {
-        self.games.len()
-    }
-
-    /// A message on `topic` (`PREFIX/ID/pgn`). Returns what changed, for the log; `Ok(None)`
-    /// when nothing did; `Err` for a message that is no game (dropped and counted).
-    pub fn take(
-        &mut self,
-        prefix: &str,
-        topic: &str,
-        payload: &[u8],
-    ) -> Result<Option<String>, String> {
-        let result = self.check(prefix, topic, payload);
-        let (id, text) = match result {
-            Ok(Some(v)) => v,
-            Ok(None) => return Ok(None),
-            Err(e) => {
-                self.rejected += 1;
-                return Err(e);
-            }
-        };
-        if self.games.get(&id) == Some(&text) {
-            return Ok(None);
-        }
-        let game = crate::pgn::parse(&text)
-            .ok()
-            .and_then(|g| g.into_iter().next());
-        let summary = match game {
-            Some(g) => {
-                let n = g.moves.len();
-                let plies = if n == 1 { "ply" } else { "plies" };
-                format!("board {id}: {n} {plies}, {}", g.result)
-            }
-            None => format!("board {id}"),
-        };
-        replace(&self.dir, &format!("{id}.pgn"), &text)?;
-        self.games.insert(id, text);
-        replace(&self.dir, ROUND_FILE, &self.round_pgn())?;
-        Ok(Some(summary))
-    }
-
-    fn check(
-        &self,
-        prefix: &str,
-        topic: &str,
-        payload: &[u8],
-    ) -> Result<Option<(String, String)>, String> {
-        let Some(rest) = topic.strip_prefix(prefix).and_then(|r| r.strip_prefix('/')) else {
-            return Ok(None);
-        };
-        let Some(id) = rest.strip_suffix("/pgn") else {
-            return Ok(None);
-        };
-        check_board_id(id).map_err(|e| format!("{topic}: {e}"))?;
-        // An empty retained message clears the topic: the game stays as it was.
-        if payload.is_empty() {
-            return Ok(None);
-        }
-        let text = std::str::from_utf8(payload).map_err(|_| format!("{topic}: not UTF-8 text"))?;
-        match crate::pgn::parse(text) {
-            Ok(g) if g.len() == 1 => {}
-            Ok(g) => {
-                return Err(format!(
-                    "{topic}: {} games in one message, not one",
-                    g.len()
-                ))
-            }
-            Err(e) => return Err(format!("{topic}: not a PGN game: {e}")),
-        }
-        let mut text = text.trim_end().to_string();
-        text.push('\n');
-        Ok(Some((id.to_string(), text)))
-    }
-
-    /// Every board's game, in the order of the boards.
-    pub fn round_pgn(&self) -> String {
-        let mut ids: Vec<&String> = self.games.keys().collect();
-        ids.sort_by_key(|id| natural_key(id));
-        ids.iter()
-            .map(|id| self.games[*id].as_str())
-            .collect::<Vec<_>>()
-            .join("\n")
-    }
-}
-
-/// Replaces `dir/name` by `text` at once (a poller never reads half a file).
-fn replace(dir: &Path, name: &str, text: &str) -> Result<(), String> {
-    let tmp = dir.join(format!(".{name}.tmp"));
-    let path = dir.join(name);
-    std::fs::write(&tmp, text)
-        .and_then(|()| std::fs::rename(&tmp, &path))
-        .map_err(|e| format!("{}: {e}", path.display()))
-}
-
-/// `chessboardd broadcast`: follows every board under the prefix and keeps their games in `out`
-/// until `shutdown` completes. Fails on settings it cannot use or a directory it cannot write.
-pub async fn broadcast(
-    settings: &MqttSettings,
-    out: &Path,
-    shutdown: impl std::future::Future<Output = ()>,
-) -> Result<Round, String> {
-    let mut round = Round::open(out).map_err(|e| format!("{}: {e}", out.display()))?;
-    if round.boards() > 0 {
-        tracing::info!(
-            "{}: {} boards' games already there",
-            out.display(),
-            round.boards()
-        );
-        replace(out, ROUND_FILE, &round.round_pgn())?;
-    }
-    let id = format!("chessboardd-broadcast-{}", std::process::id());
-    let o = settings.options_v5(&id)?;
-    let (net_tx, mut net) = mpsc::unbounded_channel();
-    let connection = spawn_connection::<rumqttc::v5::EventLoop>(o, net_tx);
-    let mut client = None;
-    let filter = format!("{}/+/pgn", settings.prefix);
-    let broker = settings.url.to_string();
-    let mut last_error = String::new();
-    tokio::pin!(shutdown);
-    loop {
-        tokio::select! {
-            n = net.recv() => match n {
-                Some(Net::Connected(c)) => {
-                    tracing::info!("connected to {broker}, following {filter}");
-                    last_error.clear();
-                    // A clean session: the subscription is made again each time, and the
-                    // broker sends the retained games with it.
-                    let qos = rumqttc::v5::mqttbytes::QoS::AtLeastOnce;
-                    if let Err(e) = c.try_subscribe(filter.clone(), qos) {
-                        tracing::warn!("cannot subscribe to {filter}: {e}");
-                    }
-                    client = Some(c);
-                }
-                Some(Net::Message(topic, payload)) => {
-                    match round.take(&settings.prefix, &topic, &payload) {
-                        Ok(Some(summary)) => tracing::info!("{summary}"),
-                        Ok(None) => {}
-                        Err(e) => tracing::warn!("dropped: {e} ({} dropped so far)", round.rejected),
-                    }
-                }
-                Some(Net::Down(e)) => {
-                    if e != last_error {
-                        tracing::warn!("{broker}: {e}; connecting again");
-                    }
-                    last_error = e;
-                }
-                Some(Net::Acked) => {}
-                None => break,
-            },
-            _ = &mut shutdown => break,
-        }
-    }
-    if let Some(c) = client {
-        let _ = c.try_disconnect();
-    }
-    connection.abort();
-    Ok(round)
 }
 
 #[cfg(test)]
@@ -863,9 +775,46 @@ mod tests {
             "mqtt://h:0",
             "mqtt://h:99999",
             "mqtt://[::1",
+            "mqtt://[::1]junk",
         ] {
             assert!(bad.parse::<BrokerUrl>().is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn pem_files_are_read_for_what_they_hold() {
+        let dir = std::env::temp_dir().join(format!("chessboardd-pem-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = |name: &str, label: &str, body: &str| {
+            let p = dir.join(name);
+            std::fs::write(
+                &p,
+                format!("-----BEGIN {label}-----\n{body}\n-----END {label}-----\n"),
+            )
+            .unwrap();
+            p
+        };
+        let cert = file("cert.pem", "CERTIFICATE", "AAEC");
+        let key = file("key.pem", "PRIVATE KEY", "AAEC");
+        let encrypted = file("enc.pem", "ENCRYPTED PRIVATE KEY", "AAEC");
+        let request = file("req.pem", "CERTIFICATE REQUEST", "AAEC");
+        let damaged = file("bad.pem", "CERTIFICATE", "!!not base64!!");
+        assert!(read_pem(&cert, "CERTIFICATE").is_ok());
+        assert!(read_pem(&key, "KEY").is_ok());
+        assert!(read_pem(&key, "CERTIFICATE")
+            .unwrap_err()
+            .contains("no PEM certificate"));
+        assert!(read_pem(&encrypted, "KEY")
+            .unwrap_err()
+            .contains("not encrypted"));
+        assert!(read_pem(&request, "CERTIFICATE").is_err());
+        assert!(read_pem(&damaged, "CERTIFICATE")
+            .unwrap_err()
+            .contains("damaged"));
+        assert!(read_pem(&dir.join("none.pem"), "KEY")
+            .unwrap_err()
+            .contains("none.pem"));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
@@ -876,64 +825,8 @@ mod tests {
             assert!(check_board_id(bad).is_err(), "{bad}");
         }
         assert!(check_prefix("club/round3").is_ok());
-        for bad in ["", "/a", "a/", "a//b", "a/+", "a/#"] {
+        for bad in ["", "/a", "a/", "a//b", "a/+", "a/#", "$share/g"] {
             assert!(check_prefix(bad).is_err(), "{bad}");
         }
-    }
-
-    #[test]
-    fn boards_in_the_order_people_number_them() {
-        let mut ids = vec!["board10", "board2", "board1", "a", "board2b"];
-        ids.sort_by_key(|id| natural_key(id));
-        assert_eq!(ids, ["a", "board1", "board2", "board2b", "board10"]);
-    }
-
-    fn game(white: &str, moves: &str) -> String {
-        format!("[White \"{white}\"]\n[Result \"*\"]\n\n{moves} *\n")
-    }
-
-    #[test]
-    fn the_round_keeps_each_boards_latest_game_and_refuses_the_rest() {
-        let dir = std::env::temp_dir().join(format!("chessboardd-round-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let mut r = Round::open(&dir).unwrap();
-        // Whether a message changed the board's game.
-        let mut changed = |topic: &str, white: &str, moves: &str| {
-            r.take("chessboardd", topic, game(white, moves).as_bytes())
-                .unwrap()
-                .is_some()
-        };
-        assert!(changed("chessboardd/b2/pgn", "B", "1. d4"));
-        assert!(changed("chessboardd/b10/pgn", "C", "1. c4"));
-        assert!(changed("chessboardd/b1/pgn", "A", "1. e4"));
-        // The same again changes nothing; a newer game replaces the board's.
-        assert!(!changed("chessboardd/b1/pgn", "A", "1. e4"));
-        assert!(changed("chessboardd/b1/pgn", "A", "1. e4 e5"));
-        let p = "chessboardd";
-        // Not games, not ours: dropped, counted, the files untouched.
-        assert!(r.take(p, "chessboardd/b1/pgn", b"1. e4 Ke7 Kd6").is_err());
-        assert!(r.take(p, "chessboardd/b1/pgn", &[0xff, 0xfe]).is_err());
-        assert!(r
-            .take(p, "chessboardd/round/pgn", game("X", "1. e4").as_bytes())
-            .is_err());
-        assert_eq!(r.rejected, 3);
-        assert!(r
-            .take(p, "other/b1/pgn", game("X", "1. a3").as_bytes())
-            .unwrap()
-            .is_none());
-        assert!(r.take(p, "chessboardd/b1/state", b"{}").unwrap().is_none());
-        assert!(r.take(p, "chessboardd/b1/pgn", b"").unwrap().is_none());
-        let round = std::fs::read_to_string(dir.join(ROUND_FILE)).unwrap();
-        let whites: Vec<&str> = round.lines().filter(|l| l.starts_with("[White")).collect();
-        assert_eq!(whites, ["[White \"A\"]", "[White \"B\"]", "[White \"C\"]"]);
-        assert!(round.contains("1. e4 e5 *"));
-        assert_eq!(
-            std::fs::read_to_string(dir.join("b1.pgn")).unwrap(),
-            game("A", "1. e4 e5")
-        );
-        // Started again, it has the games it had.
-        let again = Round::open(&dir).unwrap();
-        assert_eq!(again.round_pgn(), round);
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

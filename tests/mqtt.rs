@@ -127,7 +127,8 @@ fn board(game: &str, id: &str, url: &str, config: &Path, speed: &str, err: &Path
             "--config",
         ])
         .arg(config)
-        .args(["--mqtt", url, "--board-id", id])
+        .args(["--mqtt", url, "--board-id", id, "--socket"])
+        .arg(err.with_extension("sock"))
         .stdout(std::fs::File::create(err.with_extension("events")).unwrap())
         .stderr(std::fs::File::create(err).unwrap())
         .spawn()
@@ -270,6 +271,28 @@ fn three_boards_through_a_broker_restarted_mid_round() {
         "the round, kept by the boards",
         Duration::from_secs(60),
         || std::fs::read_to_string(late.join("round.pgn")).is_ok_and(|r| r == round),
+    );
+    // Board 1 begins a new game (the arbiter's new-game, twice to confirm): its finished
+    // game is kept, and the round does not change until the new game's first move.
+    for _ in 0..2 {
+        let ctl = Command::new(BIN)
+            .args(["ctl", "--socket"])
+            .arg(dir.join("b1.sock"))
+            .arg("new-game")
+            .output()
+            .unwrap();
+        assert!(ctl.status.success(), "{ctl:?}");
+    }
+    wait_for("b1's new game", Duration::from_secs(30), || {
+        out.join("earlier/b1-1.pgn").exists() && plies_in(&out.join("b1.pgn")) == 0
+    });
+    assert_eq!(
+        moves_of(&std::fs::read_to_string(out.join("earlier/b1-1.pgn")).unwrap()).unwrap(),
+        expected[0]
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("round.pgn")).unwrap(),
+        round
     );
     // The daemons noticed the broker leave and come back, twice.
     for (id, ..) in GAMES {
