@@ -654,9 +654,9 @@ impl Outbox {
     }
 }
 
-/// A message the connection failed on this many times in a row is left out: a broker that
-/// drops the connection at a message (larger than it takes, or refused) would otherwise get it
-/// again for ever, and nothing after it.
+/// When the connection fails this many times in a row at messages of one topic, the message
+/// is left out, and from then on every message as large: a broker that drops the connection at
+/// a message larger than it takes would otherwise get it again for ever, and nothing after it.
 const MAX_FAILURES: u32 = 3;
 
 async fn publish_loop(
@@ -669,7 +669,10 @@ async fn publish_loop(
     let mut client: Option<AsyncClient> = None;
     let mut out = Outbox::default();
     let mut in_flight: Option<(Sent, String, usize)> = None;
-    let mut failures = 0u32;
+    // The topic the connection last failed at, and how many times in a row.
+    let mut failing: Option<(String, u32)> = None;
+    // The size of a message the broker would not take: larger ones are not sent.
+    let mut too_big: Option<usize> = None;
     let mut finishing: Option<oneshot::Sender<()>> = None;
     let mut last_error = String::new();
     loop {
@@ -678,10 +681,8 @@ async fn publish_loop(
             if let Some((sent, level, payload, retain)) = out.next(finishing.is_some()) {
                 let topic = format!("{base}/{level}");
                 let size = payload.len();
-                if size + topic.len() + 16 > MAX_PACKET {
-                    tracing::error!(
-                        "mqtt: {topic}: {size} bytes, more than a message may be; left out"
-                    );
+                if size + topic.len() + 16 > MAX_PACKET || too_big.is_some_and(|t| size >= t) {
+                    tracing::debug!("mqtt: {topic}: {size} bytes, more than the broker takes");
                     out.done(sent);
                     continue;
                 }
@@ -711,7 +712,10 @@ async fn publish_loop(
                     out.connected();
                 }
                 Some(Net::Acked) => {
-                    failures = 0;
+                    let acked = in_flight.as_ref().map(|i| i.1.as_str());
+                    if failing.as_ref().is_some_and(|f| Some(f.0.as_str()) == acked) {
+                        failing = None;
+                    }
                     match in_flight.take() {
                         Some((Sent::Offline, ..)) => {
                             if let Some(c) = &client {
@@ -733,15 +737,21 @@ async fn publish_loop(
                     last_error = e;
                     client = None;
                     if let Some((sent, topic, size)) = in_flight.take() {
-                        failures += 1;
-                        if failures >= MAX_FAILURES {
+                        let n = match failing.take() {
+                            Some((t, n)) if t == topic => n + 1,
+                            _ => 1,
+                        };
+                        if n >= MAX_FAILURES {
                             tracing::error!(
                                 "mqtt: {topic}: the broker dropped the connection at this \
-                                 message ({size} bytes) {failures} times: left out (does the \
-                                 broker limit the size of messages?)"
+                                 message ({size} bytes) {n} times: it is left out, and every \
+                                 message of {size} bytes or more (does the broker limit the \
+                                 size of messages?)"
                             );
                             out.done(sent);
-                            failures = 0;
+                            too_big = Some(too_big.map_or(size, |t| t.min(size)));
+                        } else {
+                            failing = Some((topic, n));
                         }
                     }
                 }
@@ -815,6 +825,60 @@ mod tests {
             .unwrap_err()
             .contains("none.pem"));
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_full_queue_drops_the_oldest_event_not_on_its_way() {
+        let mut out = Outbox::default();
+        for i in 0..MAX_QUEUED_EVENTS {
+            out.event(i.to_string(), false);
+        }
+        // The first is on its way to the broker: the second goes.
+        out.event("new".into(), true);
+        assert_eq!(out.events.len(), MAX_QUEUED_EVENTS);
+        assert_eq!(out.events[0], "0");
+        assert_eq!(out.events[1], "2");
+        // Its acknowledgement takes the first off the queue, not another.
+        out.done(Sent::Event);
+        assert_eq!(out.events[0], "2");
+        // Full again, and nothing on its way: the oldest goes.
+        out.event("fills".into(), false);
+        assert_eq!(out.events[0], "2");
+        out.event("newer".into(), false);
+        assert_eq!(out.events[0], "3");
+        assert_eq!(out.events.back().map(String::as_str), Some("newer"));
+        assert_eq!(out.dropped, 2);
+    }
+
+    #[test]
+    fn after_a_reconnection_everything_retained_is_sent_again_pgn_first() {
+        let mut out = Outbox::default();
+        out.state.set("{}".into());
+        out.pgn.set("1. e4 *".into());
+        out.event("{\"type\":\"move\"}".into(), false);
+        out.connected();
+        let mut order = Vec::new();
+        while let Some((sent, level, _, retain)) = out.next(true) {
+            order.push((level, retain));
+            if matches!(sent, Sent::Offline) {
+                break;
+            }
+            out.done(sent);
+        }
+        assert_eq!(
+            order,
+            [
+                ("status", true),
+                ("pgn", true),
+                ("state", true),
+                ("events", false),
+                ("status", true)
+            ]
+        );
+        // Delivered and unchanged: nothing to send; a new connection sends them again.
+        assert!(out.next(false).is_none());
+        out.connected();
+        assert!(matches!(out.next(false), Some((Sent::Status, ..))));
     }
 
     #[test]

@@ -458,6 +458,48 @@ fn each_topic_holds_what_a_subscriber_needs() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn a_message_the_broker_will_not_take_is_left_out_and_the_rest_goes_on() {
+    let dir = temp_dir("limit");
+    // The broker drops a client that sends a packet over 3000 bytes: the game's state (its
+    // moves with their words) outgrows that within a few moves; the PGN and events do not.
+    let broker = Broker::new(&dir, "allow_anonymous true\nmax_packet_size 3000\n");
+    let live = subscribe(broker.port, "chessboardd/small/events");
+    let cfg = dir.join("c.toml");
+    std::fs::write(&cfg, "").unwrap();
+    let _d = board(
+        "seed-example",
+        "small",
+        &broker.url(),
+        &cfg,
+        "20",
+        &dir.join("d.err"),
+    );
+    // Every move's event arrives: nothing waits behind the state the broker refuses.
+    let mut moves = 0;
+    let t = Instant::now();
+    while moves < 33 {
+        let (_, payload, _) = live
+            .recv_timeout(Duration::from_secs(90).saturating_sub(t.elapsed()))
+            .unwrap_or_else(|_| {
+                panic!(
+                    "{moves} moves arrived: {}",
+                    std::fs::read_to_string(dir.join("d.err")).unwrap_or_default()
+                )
+            });
+        if payload.contains("\"type\":\"move\"") {
+            moves += 1;
+        }
+    }
+    let err = std::fs::read_to_string(dir.join("d.err")).unwrap();
+    assert!(
+        err.contains("chessboardd/small/state: the broker dropped the connection"),
+        "{err}"
+    );
+    assert!(err.contains("left out"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 fn openssl(dir: &Path, args: &[&str]) {
     let out = Command::new("openssl")
         .args(args)
