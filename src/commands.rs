@@ -458,6 +458,11 @@ fn mqtt_from(
                 .mqtt_partial
                 .clone()
                 .unwrap_or_else(|| MqttSettings::new(url.clone()));
+            if !url.tls && (m.ca_file.is_some() || m.client_auth.is_some()) {
+                tracing::warn!(
+                    "--mqtt {url}: not TLS, so the TLS files of [mqtt] are not used (mqtts:// is)"
+                );
+            }
             m.url = url;
             Some(m)
         }

@@ -92,7 +92,12 @@ impl std::str::FromStr for BrokerUrl {
                 None => (hostport, None),
             }
         };
-        if host.is_empty() || host.contains(['/', '?', '#', ' ']) {
+        if host.contains(['/', '?', '#']) {
+            return Err(format!(
+                "'{s}': a broker's address ends after the host and port ({accepted})"
+            ));
+        }
+        if host.is_empty() || host.contains(' ') {
             return Err(format!("'{s}' has no host name ({accepted})"));
         }
         let port = match port {
