@@ -60,8 +60,28 @@ impl Game {
 
 #[derive(Debug, Default)]
 struct Board {
-    earlier: Vec<Game>,
+    /// The earlier games with the number of their file, in the order they began.
+    earlier: Vec<(u64, Game)>,
     current: Option<Game>,
+}
+
+impl Board {
+    /// The number for the next earlier game's file: after every number there is.
+    fn next_number(&self) -> u64 {
+        self.earlier.iter().map(|(n, _)| *n).max().unwrap_or(0) + 1
+    }
+
+    /// Keeps `game` as an earlier game with file number `n`, in the order the games began
+    /// (in the place of one that began when it did).
+    fn keep(&mut self, n: u64, game: Game) {
+        self.earlier.retain(|(_, g)| g.began != game.began);
+        let at = self
+            .earlier
+            .iter()
+            .position(|(_, g)| g.began > game.began)
+            .unwrap_or(self.earlier.len());
+        self.earlier.insert(at, (n, game));
+    }
 }
 
 /// The games of a round as `broadcast` keeps them.
@@ -124,17 +144,23 @@ impl Round {
                 boards.entry(stem).or_default().current = Some(game);
             }
         }
-        let mut earlier: Vec<(String, u64, Game)> = games_in(&dir.join(EARLIER))
-            .into_iter()
-            .filter_map(|(stem, g)| {
-                let (id, n) = stem.rsplit_once('-')?;
-                Some((id.to_string(), n.parse().ok()?, g))
-            })
-            .filter(|(id, ..)| check_board_id(id).is_ok())
-            .collect();
-        earlier.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
-        for (id, _, g) in earlier {
-            boards.entry(id).or_default().earlier.push(g);
+        for (stem, g) in games_in(&dir.join(EARLIER)) {
+            let Some((id, n)) = stem.rsplit_once('-') else {
+                continue;
+            };
+            if let (Ok(n), Ok(())) = (n.parse::<u64>(), check_board_id(id)) {
+                boards.entry(id.to_string()).or_default().keep(n, g);
+            }
+        }
+        // Files half written when a broadcast stopped (their names end in .tmp).
+        for d in [dir.to_path_buf(), dir.join(EARLIER)] {
+            for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+                let name = e.file_name();
+                let name = name.to_string_lossy();
+                if name.starts_with('.') && name.ends_with(".tmp") {
+                    let _ = std::fs::remove_file(e.path());
+                }
+            }
         }
         let round = Round {
             dir: dir.to_path_buf(),
@@ -176,20 +202,63 @@ impl Round {
             ));
         }
         let board = self.boards.entry(id.clone()).or_default();
+        // A game kept earlier, sent again (a broker's old retained message): that one is
+        // brought up to date; the game in progress stays.
+        if let Some(i) = board
+            .earlier
+            .iter()
+            .position(|(_, g)| g.began == game.began)
+        {
+            if board.earlier[i].1 == game {
+                return Ok(None);
+            }
+            let n = board.earlier[i].0;
+            let summary = format!("board {id}: its earlier game {n}: {}", game.summary());
+            self.write(&format!("{EARLIER}/{id}-{n}.pgn"), &game.text)?;
+            if let Some(b) = self.boards.get_mut(&id) {
+                b.earlier[i].1 = game;
+            }
+            self.write(ROUND_FILE, &self.round_pgn())?;
+            return Ok(Some(summary));
+        }
+        let n = board.next_number();
+        let name = format!("{EARLIER}/{id}-{n}.pgn");
         let mut note = String::new();
         match &board.current {
             Some(c) if *c == game => return Ok(None),
-            // A new game after one that was played: that one is kept (up to a limit).
-            Some(c)
-                if c.began != game.began && c.plies > 0 && board.earlier.len() < MAX_EARLIER =>
-            {
-                let n = board.earlier.len() + 1;
-                let name = format!("{EARLIER}/{id}-{n}.pgn");
-                let kept = c.clone();
-                self.write(&name, &kept.text)?;
-                note = format!("; the game before is kept as {name}");
+            // The game in progress, gone on or taken back.
+            Some(c) if c.began == game.began => {}
+            // A game older than the one in progress, not known: kept as an earlier game.
+            Some(c) if game.began < c.began => {
+                let summary = format!("board {id}: an earlier game ({name}): {}", game.summary());
+                self.write(&name, &game.text)?;
                 if let Some(b) = self.boards.get_mut(&id) {
-                    b.earlier.push(kept);
+                    b.keep(n, game);
+                }
+                self.write(ROUND_FILE, &self.round_pgn())?;
+                return Ok(Some(summary));
+            }
+            // A new game after one that was played: that one is kept (up to a limit).
+            Some(c) if c.plies > 0 => {
+                // Kept already (the broadcast stopped before it wrote the new game): that file.
+                let n = board
+                    .earlier
+                    .iter()
+                    .find(|(_, g)| g.began == c.began)
+                    .map_or(n, |(k, _)| *k);
+                let name = format!("{EARLIER}/{id}-{n}.pgn");
+                if board.earlier.len() < MAX_EARLIER {
+                    let kept = c.clone();
+                    self.write(&name, &kept.text)?;
+                    note = format!("; the game before is kept as {name}");
+                    if let Some(b) = self.boards.get_mut(&id) {
+                        b.keep(n, kept);
+                    }
+                } else {
+                    note = format!(
+                        "; {MAX_EARLIER} earlier games of this board are kept already: the game \
+                         before is not"
+                    );
                 }
             }
             _ => {}
@@ -211,9 +280,10 @@ impl Round {
         let mut texts = Vec::new();
         for id in ids {
             let b = &self.boards[id];
-            texts.extend(b.earlier.iter().map(|g| g.text.as_str()));
+            texts.extend(b.earlier.iter().map(|(_, g)| g.text.as_str()));
             if let Some(c) = &b.current {
-                if c.plies > 0 || b.earlier.is_empty() {
+                let kept = b.earlier.iter().any(|(_, g)| g.began == c.began);
+                if !kept && (c.plies > 0 || b.earlier.is_empty()) {
                     texts.push(c.text.as_str());
                 }
             }
@@ -222,13 +292,15 @@ impl Round {
     }
 
     /// Replaces `dir/name` by `text` at once: written to a file of this process's own, synced,
-    /// then renamed over the old, so a poller never reads half a file and a power cut leaves the
-    /// old file or the new.
+    /// then renamed over the old (and the directory synced), so a poller never reads half a
+    /// file and a power cut leaves the old file or the new.
     fn write(&self, name: &str, text: &str) -> Result<(), String> {
         let path = self.dir.join(name);
-        let tmp = self.dir.join(format!(
+        let parent = path.parent().unwrap_or(&self.dir).to_path_buf();
+        let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+        let tmp = parent.join(format!(
             ".{}.{}.tmp",
-            name.replace('/', "_"),
+            file_name.unwrap_or_default(),
             std::process::id()
         ));
         let written = std::fs::File::create(&tmp)
@@ -236,7 +308,8 @@ impl Round {
                 f.write_all(text.as_bytes())?;
                 f.sync_all()
             })
-            .and_then(|()| std::fs::rename(&tmp, &path));
+            .and_then(|()| std::fs::rename(&tmp, &path))
+            .and_then(|()| std::fs::File::open(&parent)?.sync_all());
         written.map_err(|e| {
             let _ = std::fs::remove_file(&tmp);
             format!("cannot write {}: {e}", path.display())
@@ -434,6 +507,65 @@ mod tests {
             "{:?}",
             reopened.boards
         );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn games_sent_again_or_files_removed_keep_every_game_once() {
+        let dir = scratch("again");
+        let mut r = Round::open(&dir).unwrap();
+        let p = "chessboardd";
+        let g1 = game("A", "10:00:00", "1. e4 e5 2. Qh5 Nc6");
+        let g2 = game("A", "11:00:00", "1. d4 d5");
+        let g3 = game("A", "12:00:00", "1. c4");
+        for g in [&g1, &g2] {
+            r.take(p, "chessboardd/b1/pgn", g.as_bytes()).unwrap();
+        }
+        // A broker restored from an old save sends game 1 again, then the board game 2.
+        assert!(r
+            .take(p, "chessboardd/b1/pgn", g1.as_bytes())
+            .unwrap()
+            .is_none());
+        assert!(r
+            .take(p, "chessboardd/b1/pgn", g2.as_bytes())
+            .unwrap()
+            .is_none());
+        assert_eq!(r.round_pgn(), format!("{g1}\n{g2}"));
+        // Game 1 arrives longer (its last moves came late): brought up to date in its place.
+        let g1_longer = game("A", "10:00:00", "1. e4 e5 2. Qh5 Nc6 3. Bc4");
+        assert!(r
+            .take(p, "chessboardd/b1/pgn", g1_longer.as_bytes())
+            .unwrap()
+            .is_some());
+        assert_eq!(r.round_pgn(), format!("{g1_longer}\n{g2}"));
+        // The arbiter removed earlier/b1-1.pgn; a broadcast started again numbers after what
+        // is there and overwrites nothing.
+        r.take(p, "chessboardd/b1/pgn", g3.as_bytes()).unwrap();
+        assert!(dir.join("earlier/b1-2.pgn").exists());
+        std::fs::remove_file(dir.join("earlier/b1-1.pgn")).unwrap();
+        let mut r = Round::open(&dir).unwrap();
+        let g4 = game("A", "13:00:00", "1. b3");
+        r.take(p, "chessboardd/b1/pgn", g4.as_bytes()).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dir.join("earlier/b1-2.pgn")).unwrap(),
+            g2
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.join("earlier/b1-3.pgn")).unwrap(),
+            g3
+        );
+        assert_eq!(r.round_pgn(), format!("{g2}\n{g3}\n{g4}"));
+        // Stopped after keeping game 4 but before writing game 5: game 4 is in both places; it
+        // is counted once, and kept once when game 5 comes.
+        let g5 = game("A", "14:00:00", "1. g3");
+        std::fs::write(dir.join("earlier/b1-4.pgn"), &g4).unwrap();
+        std::fs::write(dir.join(".b1.pgn.999.tmp"), "half").unwrap();
+        let mut r = Round::open(&dir).unwrap();
+        assert!(!dir.join(".b1.pgn.999.tmp").exists());
+        assert_eq!(r.round_pgn(), format!("{g2}\n{g3}\n{g4}"));
+        r.take(p, "chessboardd/b1/pgn", g5.as_bytes()).unwrap();
+        assert!(!dir.join("earlier/b1-5.pgn").exists());
+        assert_eq!(r.round_pgn(), format!("{g2}\n{g3}\n{g4}\n{g5}"));
         let _ = std::fs::remove_dir_all(&dir);
     }
 

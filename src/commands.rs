@@ -468,6 +468,15 @@ fn mqtt_from(
         }
         None => cfg.mqtt.clone(),
     };
+    if let Some(m) = &m {
+        if m.password.is_some() && m.username.is_none() && m.url.username.is_none() {
+            return Err(Fail(
+                EXIT_CONFIG,
+                "mqtt: a password needs its user: set mqtt.username, or give USER@ in --mqtt"
+                    .into(),
+            ));
+        }
+    }
     if let Some(id) = board_id {
         check_board_id(id).map_err(|e| Fail(EXIT_CONFIG, format!("--board-id: {e}")))?;
         match &mut m {

@@ -793,7 +793,8 @@ fn mqtt_config(
         }
         (None, None) => {}
     }
-    if s.password.is_some() && s.username.is_none() && s.url.username.is_none() {
+    // Without a url here, `--mqtt USER@HOST` may give the user.
+    if has_url && s.password.is_some() && s.username.is_none() && s.url.username.is_none() {
         let span = password
             .map(|p| p.span())
             .or(m.password_file.as_ref().map(|p| p.span()))

@@ -548,13 +548,22 @@ pub async fn run_boards(
                 .iter()
                 .any(|(_, e)| matches!(e.kind, EventKind::GameStart { .. }))
             {
-                began = crate::record::local_now();
+                // The journal's time when there is one: the same game has the same time in
+                // the record, the live PGN, and after a restart.
+                began = journal
+                    .as_ref()
+                    .filter(|_| !journal_failed)
+                    .map_or_else(crate::record::local_now, Journal::began);
             }
             let leader = engine.leader();
             let state = crate::web::state_json(leader, clock.now());
             let pgn = live_pgn(leader, &began);
             if let Some(p) = &publisher {
-                p.update(state.clone(), pgn.clone());
+                p.update(
+                    state.clone(),
+                    pgn.clone(),
+                    format!("{} {}", began.0, began.1),
+                );
             }
             if let Some(w) = &web {
                 w.update(state, pgn);
@@ -651,6 +660,7 @@ pub async fn run_boards(
         p.update(
             crate::web::state_json(leader, clock.now()),
             live_pgn(leader, &began),
+            format!("{} {}", began.0, began.1),
         );
         for (b, e) in &out {
             let name =

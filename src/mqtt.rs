@@ -27,6 +27,8 @@ use tokio::sync::{mpsc, oneshot, Notify};
 
 /// The largest message sent or taken (a long game's state is some tens of kilobytes).
 const MAX_PACKET: usize = 1 << 20;
+/// Games that ended while the broker was away, kept to be sent.
+const MAX_SUPERSEDED: usize = 16;
 /// Events kept for a broker that is away; older ones are dropped beyond this.
 const MAX_QUEUED_EVENTS: usize = 20_000;
 /// The broker is asked to drop a client silent for longer than this; the client pings sooner.
@@ -512,6 +514,8 @@ impl Latest {
 #[derive(Clone, Copy)]
 enum Sent {
     Status,
+    /// The last PGN of a game that ended while the broker was away.
+    Superseded,
     State(u64),
     Pgn(u64),
     Event,
@@ -519,7 +523,7 @@ enum Sent {
 }
 
 enum Input {
-    Update(String, String),
+    Update(String, String, String),
     Event(String),
     Finish(oneshot::Sender<()>),
 }
@@ -568,9 +572,11 @@ impl Publisher {
         })
     }
 
-    /// The game changed: its new state (JSON) and PGN.
-    pub fn update(&self, state: String, pgn: String) {
-        let _ = self.tx.send(Input::Update(state, pgn));
+    /// The game changed: its new state (JSON) and PGN. `game` tells one game from the next
+    /// (when it began): a game's last PGN still reaches the broker when the next game has
+    /// begun meanwhile.
+    pub fn update(&self, state: String, pgn: String, game: String) {
+        let _ = self.tx.send(Input::Update(state, pgn, game));
     }
 
     /// An event (one JSON object).
@@ -599,6 +605,10 @@ struct Outbox {
     events: VecDeque<String>,
     /// Events dropped because the queue was full.
     dropped: u64,
+    /// The game whose PGN `pgn` holds.
+    game: String,
+    /// The last PGN of games that ended before it reached the broker, oldest first.
+    superseded: VecDeque<String>,
 }
 
 impl Outbox {
@@ -607,6 +617,8 @@ impl Outbox {
     fn next(&self, finishing: bool) -> Option<(Sent, &'static str, String, bool)> {
         if self.status_due {
             Some((Sent::Status, "status", "online".to_string(), true))
+        } else if let Some(p) = self.superseded.front() {
+            Some((Sent::Superseded, "pgn", p.clone(), true))
         } else if self.pgn.due() {
             let v = self.pgn.value.clone().unwrap_or_default();
             Some((Sent::Pgn(self.pgn.version), "pgn", v, true))
@@ -626,6 +638,9 @@ impl Outbox {
     fn done(&mut self, sent: Sent) {
         match sent {
             Sent::Status => self.status_due = false,
+            Sent::Superseded => {
+                self.superseded.pop_front();
+            }
             Sent::State(v) => self.state.delivered = self.state.delivered.max(v),
             Sent::Pgn(v) => self.pgn.delivered = self.pgn.delivered.max(v),
             Sent::Event => {
@@ -649,6 +664,21 @@ impl Outbox {
             }
         }
         self.events.push_back(e);
+    }
+
+    /// A game's new PGN; the last of the game before, when it has not reached the broker, is
+    /// kept to be sent first.
+    fn set_pgn(&mut self, pgn: String, game: String) {
+        if game != self.game {
+            if let (true, Some(last)) = (self.pgn.due(), &self.pgn.value) {
+                if self.superseded.len() >= MAX_SUPERSEDED {
+                    self.superseded.pop_front();
+                }
+                self.superseded.push_back(last.clone());
+            }
+            self.game = game;
+        }
+        self.pgn.set(pgn);
     }
 
     /// A new connection (a new session): everything retained is sent again.
@@ -678,6 +708,8 @@ async fn publish_loop(
     let mut failing: Option<(String, u32)> = None;
     // The size of a message the broker would not take: larger ones are not sent.
     let mut too_big: Option<usize> = None;
+    // The largest message the broker took: a failure at a smaller one is not its size.
+    let mut largest_taken = 0usize;
     let mut finishing: Option<oneshot::Sender<()>> = None;
     let mut last_error = String::new();
     loop {
@@ -686,7 +718,10 @@ async fn publish_loop(
             if let Some((sent, level, payload, retain)) = out.next(finishing.is_some()) {
                 let topic = format!("{base}/{level}");
                 let size = payload.len();
-                if size + topic.len() + 16 > MAX_PACKET || too_big.is_some_and(|t| size >= t) {
+                let status = matches!(sent, Sent::Status | Sent::Offline);
+                if !status
+                    && (size + topic.len() + 16 > MAX_PACKET || too_big.is_some_and(|t| size >= t))
+                {
                     tracing::debug!("mqtt: {topic}: {size} bytes, more than the broker takes");
                     out.done(sent);
                     continue;
@@ -700,9 +735,9 @@ async fn publish_loop(
         }
         tokio::select! {
             input = rx.recv(), if finishing.is_none() => match input {
-                Some(Input::Update(s, p)) => {
+                Some(Input::Update(s, p, game)) => {
                     out.state.set(s);
-                    out.pgn.set(p);
+                    out.set_pgn(p, game);
                 }
                 Some(Input::Event(e)) => out.event(e, matches!(in_flight, Some((Sent::Event, ..)))),
                 Some(Input::Finish(done)) => finishing = Some(done),
@@ -721,6 +756,7 @@ async fn publish_loop(
                     if failing.as_ref().is_some_and(|f| Some(f.0.as_str()) == acked) {
                         failing = None;
                     }
+                    largest_taken = largest_taken.max(in_flight.as_ref().map_or(0, |i| i.2));
                     match in_flight.take() {
                         Some((Sent::Offline, ..)) => {
                             if let Some(c) = &client {
@@ -746,7 +782,15 @@ async fn publish_loop(
                             Some((t, n)) if t == topic => n + 1,
                             _ => 1,
                         };
-                        if n >= MAX_FAILURES {
+                        let status = matches!(sent, Sent::Status | Sent::Offline);
+                        if n >= MAX_FAILURES && (status || size <= largest_taken) {
+                            // Not its size: the broker drops the connection at this topic.
+                            tracing::error!(
+                                "mqtt: {topic}: the broker dropped the connection at this \
+                                 message {n} times (is this board allowed to publish there? \
+                                 see the broker's access list); trying again"
+                            );
+                        } else if n >= MAX_FAILURES {
                             tracing::error!(
                                 "mqtt: {topic}: the broker dropped the connection at this \
                                  message ({size} bytes) {n} times: it is left out, and every \
@@ -884,6 +928,101 @@ mod tests {
         assert!(out.next(false).is_none());
         out.connected();
         assert!(matches!(out.next(false), Some((Sent::Status, ..))));
+    }
+
+    /// What the publisher has handed a connection: (topic, payload).
+    fn handed(el: &mut rumqttc::EventLoop) -> Vec<(String, String)> {
+        el.clean();
+        el.pending
+            .drain(..)
+            .filter_map(|r| match r {
+                rumqttc::Request::Publish(p) => {
+                    Some((p.topic, String::from_utf8_lossy(&p.payload).into_owned()))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn connection() -> (AsyncClient, rumqttc::EventLoop) {
+        AsyncClient::new(MqttOptions::new("test", "localhost", 1), 16)
+    }
+
+    async fn settle() {
+        for _ in 0..20 {
+            tokio::task::yield_now().await;
+        }
+    }
+
+    #[test]
+    fn the_publisher_through_failures_a_game_missed_and_the_end() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let (input, input_rx) = mpsc::unbounded_channel();
+            let (net, net_rx) = mpsc::unbounded_channel();
+            let task = tokio::spawn(publish_loop("c/b".into(), "test".into(), input_rx, net_rx));
+            let topics =
+                |h: Vec<(String, String)>| h.into_iter().map(|(t, _)| t).collect::<Vec<_>>();
+            input
+                .send(Input::Update("{}".into(), "1. e4 *".into(), "g1".into()))
+                .unwrap();
+            // The connection fails three times at once, the status on its way each time: that
+            // is no message too large, and the status is sent again, then the rest.
+            for _ in 0..MAX_FAILURES + 1 {
+                let (c, mut el) = connection();
+                net.send(Net::Connected(c)).unwrap();
+                settle().await;
+                assert_eq!(topics(handed(&mut el)), ["c/b/status"]);
+                net.send(Net::Down("reset".into())).unwrap();
+                settle().await;
+            }
+            let (c, mut el) = connection();
+            net.send(Net::Connected(c)).unwrap();
+            for topic in ["c/b/status", "c/b/pgn", "c/b/state"] {
+                settle().await;
+                assert_eq!(topics(handed(&mut el)), [topic]);
+                net.send(Net::Acked).unwrap();
+            }
+            settle().await;
+            // The broker goes away; meanwhile the game ends and the next begins. Its end still
+            // reaches the broker, before the new game.
+            net.send(Net::Down("gone".into())).unwrap();
+            for (pgn, game) in [("1. e4 e5 2. Qh5 1-0", "g1"), ("*", "g2")] {
+                input
+                    .send(Input::Update("{}".into(), pgn.into(), game.into()))
+                    .unwrap();
+            }
+            settle().await;
+            let (c, mut el) = connection();
+            net.send(Net::Connected(c)).unwrap();
+            let mut sent = Vec::new();
+            for _ in 0..4 {
+                settle().await;
+                sent.extend(handed(&mut el));
+                net.send(Net::Acked).unwrap();
+            }
+            let pgns: Vec<&str> = sent
+                .iter()
+                .filter(|(t, _)| t == "c/b/pgn")
+                .map(|(_, p)| p.as_str())
+                .collect();
+            assert_eq!(pgns, ["1. e4 e5 2. Qh5 1-0", "*"], "{sent:?}");
+            // The end: offline, then the loop is over.
+            let (done, finished) = oneshot::channel();
+            input.send(Input::Finish(done)).unwrap();
+            settle().await;
+            assert_eq!(
+                handed(&mut el),
+                [("c/b/status".to_string(), "offline".to_string())]
+            );
+            net.send(Net::Acked).unwrap();
+            settle().await;
+            assert!(finished.await.is_ok());
+            assert!(task.is_finished());
+        });
     }
 
     #[test]

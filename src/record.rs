@@ -272,6 +272,11 @@ fn fsync_dir(dir: &Path) {
 }
 
 impl Journal {
+    /// When the game recorded began (date, time), as its PGN's `Date` and `Time` say.
+    pub fn began(&self) -> (String, String) {
+        (self.recorded.date.clone(), self.recorded.time.clone())
+    }
+
     /// Opens the state directory: reads the journal of an unfinished game, if there is one.
     /// A journal that cannot be read is moved aside; it never stops the daemon.
     pub fn open(dir: &Path) -> std::io::Result<Opened> {
