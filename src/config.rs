@@ -222,7 +222,8 @@ pub struct Config {
     pub web: Option<String>,
     /// The broker the game is published to; `None`: none.
     pub mqtt: Option<crate::mqtt::MqttSettings>,
-    /// `[mqtt]` without a url: its credentials and TLS files, for `broadcast --mqtt URL`.
+    /// `[mqtt]` as written, with a placeholder address when it has no url: the credentials,
+    /// TLS files and prefix that `--mqtt URL` completes.
     pub mqtt_partial: Option<crate::mqtt::MqttSettings>,
     /// Each board's player's sound card, when it has its own.
     pub board_devices: Vec<Option<String>>,

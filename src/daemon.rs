@@ -457,8 +457,14 @@ pub async fn run_boards(
         Some((recorded, _)) => (recorded.date.clone(), recorded.time.clone()),
         None => crate::record::local_now(),
     };
+    // The game's PGN for the web view and the broker, and what tells it from the next game.
     let live_pgn = |leader: &Engine, (date, time): &(String, String)| {
-        leader.pgn_with(&[("Date", date.clone()), ("Time", time.clone())])
+        let pgn = leader.pgn_with(&[("Date", date.clone()), ("Time", time.clone())]);
+        (pgn, format!("{date} {time}"))
+    };
+    // An event as JSON, naming its board when there are several.
+    let event_json = |b: usize, e: &Event| {
+        e.to_json_on((board_names.len() > 1).then(|| board_names.get(b).map_or("", String::as_str)))
     };
     let clock = DaemonClock::new(if speed > 0.0 { speed } else { 1.0 });
     let (tx, mut rx) = mpsc::unbounded_channel::<(usize, Millis, DriverMsg)>();
@@ -557,13 +563,9 @@ pub async fn run_boards(
             }
             let leader = engine.leader();
             let state = crate::web::state_json(leader, clock.now());
-            let pgn = live_pgn(leader, &began);
+            let (pgn, game) = live_pgn(leader, &began);
             if let Some(p) = &publisher {
-                p.update(
-                    state.clone(),
-                    pgn.clone(),
-                    format!("{} {}", began.0, began.1),
-                );
+                p.update(state.clone(), pgn.clone(), game);
             }
             if let Some(w) = &web {
                 w.update(state, pgn);
@@ -574,9 +576,7 @@ pub async fn run_boards(
                 l.event(&e.kind);
             }
             if watched {
-                let name =
-                    (board_names.len() > 1).then(|| board_names.get(b).map_or("", String::as_str));
-                let json = e.to_json_on(name);
+                let json = event_json(b, &e);
                 if let Some(p) = &publisher {
                     p.event(json.clone());
                 }
@@ -640,9 +640,7 @@ pub async fn run_boards(
             }
             for (b, e) in out.drain(..) {
                 if let Some(p) = &publisher {
-                    let name = (board_names.len() > 1)
-                        .then(|| board_names.get(b).map_or("", String::as_str));
-                    p.event(e.to_json_on(name));
+                    p.event(event_json(b, &e));
                 }
                 on_event(b, &e);
             }
@@ -657,15 +655,10 @@ pub async fn run_boards(
     if let Some(p) = publisher {
         // The game as it ends, with what is still queued, then `offline`.
         let leader = engine.leader();
-        p.update(
-            crate::web::state_json(leader, clock.now()),
-            live_pgn(leader, &began),
-            format!("{} {}", began.0, began.1),
-        );
+        let (pgn, game) = live_pgn(leader, &began);
+        p.update(crate::web::state_json(leader, clock.now()), pgn, game);
         for (b, e) in &out {
-            let name =
-                (board_names.len() > 1).then(|| board_names.get(*b).map_or("", String::as_str));
-            p.event(e.to_json_on(name));
+            p.event(event_json(*b, e));
         }
         p.finish(MQTT_FLUSH).await;
     }
