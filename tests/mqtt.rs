@@ -22,12 +22,29 @@ fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
+/// A free port not handed out before in this process: a test that stops its broker and
+/// starts it again on the same port must not find another test's broker there.
 fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    static TAKEN: std::sync::Mutex<Vec<u16>> = std::sync::Mutex::new(Vec::new());
+    loop {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let mut taken = TAKEN.lock().unwrap();
+        if !taken.contains(&port) {
+            taken.push(port);
+            return port;
+        }
+    }
+}
+
+/// A client id of its own for each test client.
+fn client_id(what: &str) -> String {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    format!("{what}-{}-{n}", std::process::id())
 }
 
 fn mosquitto() -> PathBuf {
@@ -91,15 +108,28 @@ impl Broker {
             .stderr(log)
             .spawn()
             .unwrap();
-        self.proc = Some(Proc(child));
+        let mut proc = Proc(child);
+        let log = || std::fs::read_to_string(self.conf.with_extension("log")).unwrap_or_default();
         let t = Instant::now();
-        while std::net::TcpStream::connect(("127.0.0.1", self.port)).is_err() {
+        loop {
+            // Our broker, still running, is the one that answers.
+            if let Some(status) = proc.0.try_wait().unwrap() {
+                panic!("mosquitto ended ({status}): {}", log());
+            }
+            if std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
+                std::thread::sleep(Duration::from_millis(50));
+                if proc.0.try_wait().unwrap().is_none() {
+                    break;
+                }
+            }
             assert!(
                 t.elapsed() < Duration::from_secs(10),
-                "mosquitto did not start"
+                "mosquitto did not start: {}",
+                log()
             );
             std::thread::sleep(Duration::from_millis(20));
         }
+        self.proc = Some(proc);
     }
 
     fn stop(&mut self) {
@@ -306,11 +336,7 @@ fn three_boards_through_a_broker_restarted_mid_round() {
 
 /// Collects what arrives on `filter` (retained messages first), as (topic, payload, retained).
 fn subscribe(url_port: u16, filter: &str) -> std::sync::mpsc::Receiver<(String, String, bool)> {
-    let mut o = rumqttc::MqttOptions::new(
-        format!("test-{}-{}", std::process::id(), filter.len()),
-        "127.0.0.1",
-        url_port,
-    );
+    let mut o = rumqttc::MqttOptions::new(client_id("sub"), "127.0.0.1", url_port);
     o.set_max_packet_size(1 << 20, 1 << 20);
     let (client, mut connection) = rumqttc::Client::new(o, 10);
     client.subscribe(filter, rumqttc::QoS::AtLeastOnce).unwrap();
@@ -347,7 +373,7 @@ fn subscribe(url_port: u16, filter: &str) -> std::sync::mpsc::Receiver<(String, 
 }
 
 fn publish(port: u16, topic: &str, payload: &[u8]) {
-    let mut o = rumqttc::MqttOptions::new(format!("pub-{}", std::process::id()), "127.0.0.1", port);
+    let mut o = rumqttc::MqttOptions::new(client_id("pub"), "127.0.0.1", port);
     o.set_max_packet_size(4 << 20, 4 << 20);
     let (client, mut connection) = rumqttc::Client::new(o, 10);
     client
