@@ -269,12 +269,23 @@ fn three_boards_through_a_broker_restarted_mid_round() {
             "board {id} had finished before the broker went away: not mid-round"
         );
     }
-    // Every move of every board arrives, the ones made while the broker was away included.
+    // Every move of every board arrives, the ones made while the broker was away included, in
+    // each board's file and then in the round's (written after the board's).
+    let complete = |round: &str| {
+        pgn::parse(round).is_ok_and(|games| {
+            games.len() == GAMES.len()
+                && games
+                    .iter()
+                    .zip(&expected)
+                    .all(|(g, e)| g.moves.len() == e.0.len())
+        })
+    };
     wait_for("every game to its end", Duration::from_secs(120), || {
         GAMES
             .iter()
             .enumerate()
             .all(|(i, (id, ..))| plies_in(&out.join(format!("{id}.pgn"))) == expected[i].0.len())
+            && std::fs::read_to_string(out.join("round.pgn")).is_ok_and(|r| complete(&r))
     });
     let round = std::fs::read_to_string(out.join("round.pgn")).unwrap();
     let games = pgn::parse(&round).unwrap();
@@ -470,12 +481,17 @@ fn each_topic_holds_what_a_subscriber_needs() {
         "chessboardd/later/pgn",
         b"[White \"X\"]\n\n1. d4 *\n",
     );
-    wait_for("the later game", Duration::from_secs(20), || {
-        plies_in(&out.join("later.pgn")) == 1
-    });
+    // The round file is written after the board's: the later game is in it, the junk not.
+    wait_for(
+        "the later game in the round",
+        Duration::from_secs(20),
+        || {
+            plies_in(&out.join("later.pgn")) == 1
+                && std::fs::read_to_string(out.join("round.pgn"))
+                    .is_ok_and(|r| pgn::parse(&r).is_ok_and(|g| g.len() == 2))
+        },
+    );
     assert!(!out.join("junk.pgn").exists());
-    let round = std::fs::read_to_string(out.join("round.pgn")).unwrap();
-    assert_eq!(pgn::parse(&round).unwrap().len(), 2, "{round}");
     let err = std::fs::read_to_string(dir.join("bc.err")).unwrap();
     assert!(err.contains("dropped: chessboardd/junk/pgn"), "{err}");
     assert!(err.contains("taken by the round file"), "{err}");
