@@ -24,16 +24,32 @@ impl Rng {
     }
 }
 
+/// A daemon on the simulated board; the events and log of every daemon go, one after the
+/// other, into `daemons.log` beside the state directory, for a failure to show.
 fn daemon(link: &Path, state: &Path) -> Child {
+    let log = || {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(state.with_file_name("daemons.log"))
+            .unwrap()
+    };
     bin()
         .args(["run", "--board", &format!("dgt:{}", link.display())])
         .args(["--speech", "text", "--events-json"])
         .arg("--state-dir")
         .arg(state)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stdout(log())
+        .stderr(log())
         .spawn()
         .unwrap()
+}
+
+/// The end of the daemons' events and logs.
+fn daemons_log(state: &Path) -> String {
+    let text = std::fs::read_to_string(state.with_file_name("daemons.log")).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(60)..].join("\n")
 }
 
 fn sans(pgn_text: &str) -> Vec<String> {
@@ -125,7 +141,12 @@ fn fifty_kills_lose_no_move() {
         .unwrap();
     assert!(out.status.success());
     let pgn_text = String::from_utf8(out.stdout).unwrap();
-    assert_eq!(sans(&pgn_text), played, "{pgn_text}");
+    assert_eq!(
+        sans(&pgn_text),
+        played,
+        "{pgn_text}\nthe daemons' last events and log lines:\n{}",
+        daemons_log(&state)
+    );
     assert!(pgn_text.contains("[Result \"1-0\"]"), "{pgn_text}");
     let listed = bin()
         .args(["games", "--state-dir", state.to_str().unwrap()])
