@@ -31,6 +31,7 @@ const MAX_EARLIER: usize = 100;
 struct Game {
     text: String,
     plies: usize,
+    result: String,
     /// When the game began (`Date`, `Time`): what tells one game of a board from the next.
     began: (String, String),
 }
@@ -47,14 +48,14 @@ impl Game {
         Ok(Game {
             text,
             plies: g.moves.len(),
+            result: g.result.clone(),
             began: (tag("Date"), tag("Time")),
         })
     }
 
     fn summary(&self) -> String {
         let plies = if self.plies == 1 { "ply" } else { "plies" };
-        let result = self.text.trim_end().rsplit(' ').next().unwrap_or("*");
-        format!("{} {plies}, {result}", self.plies)
+        format!("{} {plies}, {}", self.plies, self.result)
     }
 }
 
