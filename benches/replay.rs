@@ -27,6 +27,7 @@ fn workload() -> Workload {
             vary_order: true,
             bounce: true,
             quirks: true,
+            ..Gestures::default()
         };
         let inputs = sim::game_inputs(&g.start, &g.moves, &gestures, 1000);
         raw_events += inputs

@@ -853,7 +853,7 @@ pub fn bench_gpio(seconds: f64, rate: u32) -> Result<(), Fail> {
 /// The board as a grid of squares, white at the bottom: `X` for an occupied square (or the piece
 /// letter when the board reports pieces), `.` for an empty one.
 pub fn grid(states: &[u8; 64]) -> String {
-    use chessboardd::engine::tracker::code_piece;
+    use chessboardd::engine::code_piece;
     let mut out = String::new();
     for rank in (0..8).rev() {
         out.push_str(&format!("{} ", rank + 1));

@@ -16,7 +16,7 @@ use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::{ByColor, CastlingMode, Chess, Color, Position};
 
-use crate::engine::tracker::Resumed;
+use crate::engine::Resumed;
 use crate::engine::{Engine, Event, EventKind};
 
 /// The journal of the current game, in the state directory.

@@ -28,6 +28,12 @@ pub struct Gestures {
     /// Sometimes report the new square before the old one, slide pieces over squares, and
     /// send whole-board frames instead of single squares.
     pub quirks: bool,
+    /// How fast the players are. `None`: a move every second or two, each left standing until
+    /// the engine has surely taken it (the settle and promotion times) before the reply begins.
+    pub tempo: Option<Tempo>,
+    /// Sensor losses: a lift or placement lost now and then (seen again in the board's next
+    /// whole-board report), and captured pieces lifted more briefly than the debounce time.
+    pub losses: bool,
 }
 
 impl Default for Gestures {
@@ -37,9 +43,40 @@ impl Default for Gestures {
             vary_order: false,
             bounce: false,
             quirks: false,
+            tempo: None,
+            losses: false,
         }
     }
 }
+
+/// People's tempo: how soon the opponent answers, and how far apart the steps of a move are.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Tempo {
+    /// The opponent's first lift comes this long after the mover's last step (lo..=hi ms).
+    pub reply_ms: (Millis, Millis),
+    /// Lifts and placements of one move are this far apart (lo..=hi ms).
+    pub step_ms: (Millis, Millis),
+}
+
+impl Tempo {
+    /// People playing quickly: replies from `min_reply_ms` to 700 ms after the release, steps
+    /// 60 to 900 ms apart.
+    pub fn people(min_reply_ms: Millis) -> Tempo {
+        Tempo {
+            reply_ms: (min_reply_ms, min_reply_ms.max(700)),
+            step_ms: (60, 900),
+        }
+    }
+}
+
+/// How often a sensor loses a reading, in thousandths (1%).
+pub const LOST_READING_PER_MILLE: u64 = 10;
+/// How often a captured piece is lifted and replaced more briefly than the debounce time (5%).
+pub const SHORT_VICTIM_LIFT_PERCENT: u64 = 5;
+/// A lost reading is seen again in the board's next whole-board report, this long after it
+/// (a DIY board reports its whole board at least once a second; DGT and ChessLink boards are
+/// read whole after every change).
+pub const REPORT_AFTER_LOSS_MS: (Millis, Millis) = (200, 1000);
 
 /// A small deterministic generator (SplitMix64): no dependency, same sequence everywhere.
 #[derive(Clone, Debug)]
@@ -69,26 +106,58 @@ struct Writer<'a> {
     g: &'a Gestures,
     rng: Rng,
     t: Millis,
+    /// The board as it really is (what the sensors would report without losses).
     occ: Bitboard,
     out: Vec<(Millis, SimInput)>,
+    /// The real occupancy after each change, for the whole-board reports after a loss.
+    truth: Vec<(Millis, u64)>,
+    /// When a whole-board report follows a lost reading.
+    reports: Vec<Millis>,
 }
 
 impl Writer<'_> {
+    /// A pause of the leisurely tempo (`lo..=hi` ms).
     fn gap(&mut self, lo: u64, hi: u64) {
         self.t += self.rng.range(lo, hi);
+    }
+
+    /// The pause between two steps of one move: `lo..=hi` ms at the leisurely tempo, the
+    /// tempo's step otherwise.
+    fn step(&mut self, lo: u64, hi: u64) {
+        let (lo, hi) = self.g.tempo.map_or((lo, hi), |t| t.step_ms);
+        self.gap(lo, hi);
+    }
+
+    /// What the board sends, unless the sensor loses it.
+    fn send(&mut self, input: SimInput) {
+        if self.g.losses
+            && matches!(input, SimInput::Reading(_))
+            && self.rng.next_u64() % 1000 < LOST_READING_PER_MILLE
+        {
+            let (lo, hi) = REPORT_AFTER_LOSS_MS;
+            let at = self.t + self.rng.range(lo, hi);
+            self.reports.push(at);
+            return;
+        }
+        self.out.push((self.t, input));
+    }
+
+    fn settle_truth(&mut self) {
+        self.truth.push((self.t, self.occ.0));
     }
 
     fn square(&mut self, sq: Square, occupied: bool) {
         if self.g.bounce && self.rng.chance(30) {
             // The switch chatters before it settles.
             let was = self.occ.contains(sq);
-            self.out.push((self.t, read(sq, occupied)));
+            self.send(read(sq, occupied));
             self.t += self.rng.range(1, 4);
-            self.out.push((self.t, read(sq, was)));
+            self.send(read(sq, was));
             self.t += self.rng.range(1, 4);
         }
         self.occ.set(sq, occupied);
-        self.out.push((self.t, read(sq, occupied)));
+        self.settle_truth();
+        self.send(read(sq, occupied));
     }
 
     fn lift(&mut self, sq: Square) {
@@ -107,12 +176,28 @@ impl Writer<'_> {
         for sq in placed {
             self.occ.add(*sq);
         }
-        self.out
-            .push((self.t, SimInput::Reading(Reading::occupancy(self.occ.0))));
+        self.settle_truth();
+        self.send(SimInput::Reading(Reading::occupancy(self.occ.0)));
     }
 
     fn press(&mut self, b: Button) {
         self.out.push((self.t, SimInput::Press(b)));
+    }
+
+    /// The inputs in time order, with a whole-board report after every lost reading.
+    fn finish(mut self) -> Vec<(Millis, SimInput)> {
+        for at in std::mem::take(&mut self.reports) {
+            let i = self.truth.partition_point(|(t, _)| *t <= at);
+            let occ = if i == 0 {
+                self.truth.first().map_or(self.occ.0, |(_, o)| *o)
+            } else {
+                self.truth[i - 1].1
+            };
+            let j = self.out.partition_point(|(t, _)| *t <= at);
+            self.out
+                .insert(j, (at, SimInput::Reading(Reading::occupancy(occ))));
+        }
+        self.out
     }
 }
 
@@ -152,16 +237,24 @@ pub fn game_inputs(
         t: t0,
         occ: start.board().occupied(),
         out: Vec::new(),
+        truth: Vec::new(),
+        reports: Vec::new(),
     };
     let mut pos = start.clone();
     for &m in moves {
-        w.gap(400, 900);
+        match g.tempo {
+            // The opponent answers as soon as the mover's last step is done.
+            Some(tempo) => w.gap(tempo.reply_ms.0, tempo.reply_ms.1),
+            None => w.gap(400, 900),
+        }
         move_gestures(&mut w, &pos, m);
-        // Let a slide's settle time and any promotion choice pass before the next player.
-        w.gap(400, 500);
+        if g.tempo.is_none() {
+            // Let a slide's settle time and any promotion choice pass before the next player.
+            w.gap(400, 500);
+        }
         pos.play_unchecked(m);
     }
-    w.out
+    w.finish()
 }
 
 fn move_gestures(w: &mut Writer, pos: &Chess, m: Move) {
@@ -177,7 +270,8 @@ fn move_gestures(w: &mut Writer, pos: &Chess, m: Move) {
             role,
         } => {
             if let Some(p) = promotion {
-                // How the piece is chosen: 0 button first, 1 button after, 2 the timeout (queen).
+                // How the piece is chosen: 0 button first, 1 button after, 2 the timeout
+                // (queen), or at people's tempo the opponent's reply (the default, queen).
                 let how = match (vary, p) {
                     (false, Role::Queen) => 2,
                     (false, _) => 1,
@@ -186,22 +280,22 @@ fn move_gestures(w: &mut Writer, pos: &Chess, m: Move) {
                 };
                 if how == 0 {
                     w.press(Button::Promote(p));
-                    w.gap(100, 300);
+                    w.step(100, 300);
                 }
                 carry(w, from, to, capture.is_some(), role, false);
                 if vary && w.rng.chance(50) {
                     // Swap the pawn for the new piece on the promotion square.
-                    w.gap(300, 700);
+                    w.step(300, 700);
                     w.lift(to);
-                    w.gap(500, 1500);
+                    w.step(500, 1500);
                     w.place(to);
                 }
                 match how {
                     1 => {
-                        w.gap(200, 800);
+                        w.step(200, 800);
                         w.press(Button::Promote(p));
                     }
-                    2 => w.gap(3100, 3300),
+                    2 if w.g.tempo.is_none() => w.gap(3100, 3300),
                     _ => {}
                 }
             } else {
@@ -213,23 +307,23 @@ fn move_gestures(w: &mut Writer, pos: &Chess, m: Move) {
             match if vary { w.rng.range(0, 2) } else { 2 } {
                 0 => {
                     w.lift(victim);
-                    w.gap(150, 400);
+                    w.step(150, 400);
                     w.lift(from);
-                    w.gap(150, 400);
+                    w.step(150, 400);
                     w.place(to);
                 }
                 1 => {
                     w.lift(from);
-                    w.gap(150, 400);
+                    w.step(150, 400);
                     w.lift(victim);
-                    w.gap(150, 400);
+                    w.step(150, 400);
                     w.place(to);
                 }
                 _ => {
                     w.lift(from);
-                    w.gap(150, 400);
+                    w.step(150, 400);
                     w.place(to);
-                    w.gap(150, 400);
+                    w.step(150, 400);
                     w.lift(victim);
                 }
             }
@@ -241,21 +335,24 @@ fn move_gestures(w: &mut Writer, pos: &Chess, m: Move) {
                 CastlingSide::QueenSide
             };
             let (king_to, rook_to) = (side.king_to(turn), side.rook_to(turn));
-            if vary && w.rng.chance(50) {
+            if quirks && w.rng.chance(20) {
+                // One frame shows the whole castling.
+                w.frame(&[king, rook], &[king_to, rook_to]);
+            } else if vary && w.rng.chance(50) {
                 w.lift(king);
-                w.gap(100, 300);
+                w.step(100, 300);
                 w.lift(rook);
-                w.gap(100, 300);
+                w.step(100, 300);
                 w.place(king_to);
-                w.gap(100, 300);
+                w.step(100, 300);
                 w.place(rook_to);
             } else {
                 w.lift(king);
-                w.gap(150, 400);
+                w.step(150, 400);
                 w.place(king_to);
-                w.gap(150, 400);
+                w.step(150, 400);
                 w.lift(rook);
-                w.gap(150, 400);
+                w.step(150, 400);
                 w.place(rook_to);
             }
         }
@@ -266,16 +363,29 @@ fn move_gestures(w: &mut Writer, pos: &Chess, m: Move) {
 /// Carries a piece from `from` to `to`, removing a captured piece first or second.
 fn carry(w: &mut Writer, from: Square, to: Square, capture: bool, role: Role, quirks: bool) {
     if capture {
+        if w.g.losses && w.rng.chance(SHORT_VICTIM_LIFT_PERCENT) {
+            // The captured piece is swept off and the capturing piece set down in one motion:
+            // its square is empty for less than the debounce time.
+            w.lift(from);
+            w.step(150, 400);
+            w.occ.discard(to);
+            w.send(read(to, false));
+            w.t += w.rng.range(4, 15);
+            w.occ.add(to);
+            w.settle_truth();
+            w.send(read(to, true));
+            return;
+        }
         if w.g.vary_order && w.rng.chance(50) {
             w.lift(to);
-            w.gap(150, 400);
+            w.step(150, 400);
             w.lift(from);
         } else {
             w.lift(from);
-            w.gap(150, 400);
+            w.step(150, 400);
             w.lift(to);
         }
-        w.gap(150, 400);
+        w.step(150, 400);
         w.place(to);
         return;
     }
@@ -310,7 +420,7 @@ fn carry(w: &mut Writer, from: Square, to: Square, capture: bool, role: Role, qu
         }
     }
     w.lift(from);
-    w.gap(150, 600);
+    w.step(150, 600);
     w.place(to);
 }
 
@@ -336,4 +446,81 @@ pub fn run(
     }
     engine.advance(end + tail, &mut out);
     (engine, out)
+}
+
+/// How well a game played on the simulated board was read.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Read {
+    /// The moves of the game.
+    pub moves: usize,
+    /// The moves the record has right, from the first up to the first one it has wrong.
+    pub moves_exact: usize,
+    /// The record is the game, move for move, and nothing more.
+    pub exact: bool,
+}
+
+/// Compares a record with the game that was played.
+pub fn compare(played: &[Move], recorded: &[Move]) -> Read {
+    let moves_exact = played
+        .iter()
+        .zip(recorded)
+        .take_while(|(a, b)| a == b)
+        .count();
+    Read {
+        moves: played.len(),
+        moves_exact,
+        exact: played == recorded,
+    }
+}
+
+/// Plays a game on the simulated board with `gestures` and says how well the engine read it.
+pub fn read_game(
+    settings: &crate::engine::Settings,
+    start: &Chess,
+    moves: &[Move],
+    gestures: &Gestures,
+) -> Read {
+    let inputs = game_inputs(start, moves, gestures, 1000);
+    let (engine, _) = run(settings.clone(), start, &inputs, 10_000);
+    let recorded: Vec<Move> = engine.game().plies.iter().map(|p| p.m).collect();
+    compare(moves, &recorded)
+}
+
+/// Appends a game to a `chessboardd replay` script (docs/replay.md): `setup` of `start` at
+/// `t_setup`, then every input at its absolute time. A link change, which scripts cannot say,
+/// becomes a comment.
+pub fn write_script(
+    out: &mut String,
+    start: &Chess,
+    t_setup: Millis,
+    inputs: &[(Millis, SimInput)],
+) {
+    use std::fmt::Write as _;
+    if *start == Chess::default() {
+        let _ = writeln!(out, "@{t_setup} setup startpos");
+    } else {
+        let _ = writeln!(
+            out,
+            "@{t_setup} setup fen {}",
+            crate::engine::game::fen_of(start)
+        );
+    }
+    for (t, input) in inputs {
+        let _ = match input {
+            SimInput::Press(b) => writeln!(out, "@{t} press {}", b.name()),
+            SimInput::Link(l) => writeln!(out, "# @{t} link {}", l.name()),
+            SimInput::Reading(Reading::Square(sq, state)) => {
+                let verb = if *state == EMPTY { "lift" } else { "place" };
+                writeln!(out, "@{t} {verb} {sq}")
+            }
+            SimInput::Reading(Reading::Frame(states)) => {
+                let mask = states
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, s)| **s != EMPTY)
+                    .fold(0u64, |m, (i, _)| m | 1 << i);
+                writeln!(out, "@{t} occupancy {mask:016x}")
+            }
+        };
+    }
 }

@@ -97,6 +97,7 @@ fn varied(seed: u64) -> Gestures {
         vary_order: true,
         bounce: true,
         quirks: true,
+        ..Gestures::default()
     }
 }
 

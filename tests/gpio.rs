@@ -35,6 +35,7 @@ fn play(
             vary_order: true,
             bounce: true,
             quirks: true,
+            ..Gestures::default()
         },
         300,
     );

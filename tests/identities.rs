@@ -1,6 +1,6 @@
 //! Boards that identify pieces (DGT, ChessLink): the set-up is checked piece by piece.
 
-use chessboardd::engine::tracker::piece_code;
+use chessboardd::engine::piece_code;
 use chessboardd::engine::{Engine, EventKind, Reading, Settings};
 use shakmaty::{Chess, Position, Square};
 

@@ -315,6 +315,7 @@ fn expand(start: &Chess, items: &[(Millis, Item)]) -> Inputs {
                     vary_order: seed & 1 != 0,
                     bounce: seed & 2 != 0,
                     quirks: seed & 4 != 0,
+                    ..Gestures::default()
                 };
                 for (u, input) in sim::game_inputs(&pos, &[m], &g, t) {
                     t = t.max(u);
@@ -568,6 +569,7 @@ fn gestures() -> impl Strategy<Value = Gestures> {
             vary_order,
             bounce,
             quirks,
+            ..Gestures::default()
         },
     )
 }

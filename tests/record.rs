@@ -3,7 +3,7 @@
 
 use chessboardd::engine::debounce::{EMPTY, OCCUPIED};
 use chessboardd::engine::rules::Mode;
-use chessboardd::engine::tracker::Resumed;
+use chessboardd::engine::Resumed;
 use chessboardd::engine::{Button, Engine, Event, EventKind, Reading, Settings};
 use chessboardd::record::Journal;
 use shakmaty::{ByColor, Chess, Square};

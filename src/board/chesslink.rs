@@ -11,7 +11,7 @@ use shakmaty::{Board, Color, Piece, Role, Square};
 
 use super::DriverMsg;
 use crate::engine::debounce::{SquareState, EMPTY};
-use crate::engine::tracker::piece_code;
+use crate::engine::piece_code;
 use crate::engine::Reading;
 
 /// How often the host asks for the status as a keep-alive.

@@ -13,7 +13,7 @@ use shakmaty::{Board, Color, Piece, Role, Square};
 
 use super::DriverMsg;
 use crate::engine::debounce::{SquareState, EMPTY};
-use crate::engine::tracker::piece_code;
+use crate::engine::piece_code;
 use crate::engine::Reading;
 
 pub const RESET: u8 = 0x40;

@@ -84,7 +84,7 @@ pub fn start_orientation(normal: &[u8; 64], turned: &[u8; 64]) -> Option<bool> {
     let start = {
         let mut s = [0u8; 64];
         for (sq, p) in shakmaty::Board::default().iter() {
-            s[sq as usize] = crate::engine::tracker::piece_code(p);
+            s[sq as usize] = crate::engine::piece_code(p);
         }
         s
     };

@@ -11,7 +11,7 @@ use std::str::FromStr;
 
 use shakmaty::{Color, File, Rank, Role, Square};
 
-use crate::engine::tracker::Command;
+use crate::engine::Command;
 use crate::engine::{Button, VoiceChange};
 
 /// The command names, for help and errors.

@@ -10,7 +10,7 @@ use shakmaty::{Bitboard, Square};
 use super::event::Millis;
 
 /// What a sensor says about one square: 0 = empty, 1 = occupied by an unknown piece,
-/// 2..=13 = a known piece (see [`piece_code`](super::tracker::piece_code)).
+/// 2..=13 = a known piece (see [`piece_code`](super::physical::piece_code)).
 pub type SquareState = u8;
 
 pub const EMPTY: SquareState = 0;
@@ -22,6 +22,9 @@ pub struct Change {
     pub t: Millis,
     pub square: Square,
     pub state: SquareState,
+    /// Read in a whole-board report: the change happened by `t - debounce`, perhaps before
+    /// (a board that reports its whole board now and then shows a lost reading late).
+    pub whole: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -33,6 +36,12 @@ pub struct Debouncer {
     since: [Millis; 64],
     /// Squares whose raw state differs from the stable state.
     pending: Bitboard,
+    /// Squares whose pending state came in a whole-board report.
+    whole: Bitboard,
+    /// Squares whose raw state changed and came back before the debounce time, and when:
+    /// never a change, but a trace (a captured piece swept off as the capturing piece is set
+    /// down leaves nothing else).
+    glitches: Vec<(Millis, Square)>,
 }
 
 impl Debouncer {
@@ -43,6 +52,8 @@ impl Debouncer {
             raw: [EMPTY; 64],
             since: [0; 64],
             pending: Bitboard::EMPTY,
+            whole: Bitboard::EMPTY,
+            glitches: Vec::new(),
         }
     }
 
@@ -51,6 +62,8 @@ impl Debouncer {
         self.stable = *states;
         self.raw = *states;
         self.pending = Bitboard::EMPTY;
+        self.whole = Bitboard::EMPTY;
+        self.glitches.clear();
     }
 
     /// The last raw reading of a square (before debouncing).
@@ -65,11 +78,28 @@ impl Debouncer {
             return;
         }
         self.raw[i] = state;
+        self.whole.discard(sq);
         if state == self.stable[i] {
-            self.pending.discard(sq);
+            if self.pending.contains(sq) {
+                self.pending.discard(sq);
+                // Bounded: a square that chatters without end is recorded once a millisecond.
+                if self.glitches.last() != Some(&(t, sq)) && self.glitches.len() < 4096 {
+                    self.glitches.push((t, sq));
+                }
+            }
         } else {
             self.pending.add(sq);
             self.since[i] = t;
+        }
+    }
+
+    /// Records a square's state read in a whole-board report.
+    pub fn frame_reading(&mut self, t: Millis, sq: Square, state: SquareState) {
+        if self.raw[sq as usize] != state {
+            self.reading(t, sq, state);
+            if self.pending.contains(sq) {
+                self.whole.add(sq);
+            }
         }
     }
 
@@ -79,6 +109,39 @@ impl Debouncer {
             .into_iter()
             .map(|sq| self.since[sq as usize].saturating_add(self.debounce))
             .min()
+    }
+
+    /// Removes and returns every change that becomes stable at the earliest due time, if that
+    /// is at `now` or before: changes read at the same moment (a whole-board frame) come out
+    /// together, in square order, for they happened at once.
+    pub fn pop_due_batch(&mut self, now: Millis) -> Vec<Change> {
+        let Some(due) = self.next_due().filter(|d| *d <= now) else {
+            return Vec::new();
+        };
+        let squares: Vec<Square> = self
+            .pending
+            .into_iter()
+            .filter(|&sq| self.since[sq as usize].saturating_add(self.debounce) == due)
+            .collect();
+        squares
+            .into_iter()
+            .map(|sq| {
+                let i = sq as usize;
+                self.pending.discard(sq);
+                self.stable[i] = self.raw[i];
+                Change {
+                    t: due,
+                    square: sq,
+                    state: self.raw[i],
+                    whole: self.whole.contains(sq),
+                }
+            })
+            .collect()
+    }
+
+    /// The glitches recorded since the last call, oldest first.
+    pub fn take_glitches(&mut self) -> Vec<(Millis, Square)> {
+        std::mem::take(&mut self.glitches)
     }
 
     /// Removes and returns the earliest change that is stable at time `now`, if any.
@@ -95,6 +158,7 @@ impl Debouncer {
             t: self.since[i].saturating_add(self.debounce),
             square: sq,
             state: self.raw[i],
+            whole: self.whole.contains(sq),
         })
     }
 }
@@ -127,10 +191,39 @@ mod tests {
             Some(Change {
                 t: 150,
                 square: Square::E2,
-                state: EMPTY
+                state: EMPTY,
+                whole: false,
             })
         );
         assert_eq!(d.pop_due(10_000), None);
+    }
+
+    #[test]
+    fn a_frame_comes_out_as_one_batch_and_a_bounce_leaves_a_glitch() {
+        let mut d = Debouncer::new(30);
+        d.reset(&[OCCUPIED; 64]);
+        d.frame_reading(100, Square::E1, EMPTY);
+        d.frame_reading(100, Square::A1, EMPTY);
+        d.reading(101, Square::H1, EMPTY);
+        d.reading(105, Square::H2, EMPTY);
+        d.reading(110, Square::H2, OCCUPIED);
+        assert_eq!(d.pop_due_batch(129), vec![]);
+        let batch = d.pop_due_batch(1000);
+        let squares: Vec<Square> = batch.iter().map(|c| c.square).collect();
+        assert_eq!(squares, vec![Square::A1, Square::E1]);
+        assert!(batch.iter().all(|c| c.whole));
+        assert_eq!(
+            d.pop_due_batch(1000),
+            vec![Change {
+                t: 131,
+                square: Square::H1,
+                state: EMPTY,
+                whole: false
+            }]
+        );
+        assert_eq!(d.pop_due_batch(1000), vec![]);
+        assert_eq!(d.take_glitches(), vec![(110, Square::H2)]);
+        assert_eq!(d.take_glitches(), vec![]);
     }
 
     #[test]

@@ -56,6 +56,11 @@ pub enum EventKind {
         white_ms: Option<i64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         black_ms: Option<i64>,
+        /// Not seen being made: read from the board afterwards (readings lost, a capture too
+        /// quick for the sensors, moves made while the board was away).
+        recovered: bool,
+        /// Touch-move was judged for this move (tournament mode, the move seen being made).
+        touch_checked: bool,
     },
     Illegal {
         #[serde(serialize_with = "ser_color")]

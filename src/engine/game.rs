@@ -19,6 +19,8 @@ pub struct Ply {
     pub t: Millis,
     /// Clocks after the move, when there is a clock.
     pub clocks: Option<(i64, i64)>,
+    /// Read from the board afterwards, not seen being made.
+    pub recovered: bool,
 }
 
 /// How a game ended.
@@ -93,6 +95,7 @@ impl Game {
             san,
             t,
             clocks: None,
+            recovered: false,
         });
         san
     }
@@ -196,15 +199,22 @@ impl Game {
         out.push('\n');
 
         let mut tokens: Vec<String> = Vec::new();
-        for (i, ply) in self.plies.iter().enumerate() {
+        // A black move needs its number at the start and after a comment.
+        let mut numbered = true;
+        for ply in &self.plies {
             let turn = ply.before.turn();
             let number = ply.before.fullmoves().get();
             if turn == Color::White {
                 tokens.push(format!("{number}."));
-            } else if i == 0 {
+            } else if numbered {
                 tokens.push(format!("{number}..."));
             }
             tokens.push(ply.san.to_string());
+            numbered = ply.recovered;
+            if ply.recovered {
+                // The comment's words are tokens, so that a long line can break inside it.
+                tokens.extend(RECOVERED_COMMENT.split(' ').map(str::to_string));
+            }
         }
         if let Some(e) = self.ending {
             tokens.push(format!("{{{}}}", e.reason.replace('_', " ")));
@@ -227,6 +237,9 @@ impl Game {
         out
     }
 }
+
+/// The PGN comment after a move read from the board afterwards.
+pub const RECOVERED_COMMENT: &str = "{recovered from the board}";
 
 fn escape(s: &str) -> String {
     s.replace('\\', "\\\\").replace('"', "\\\"")
@@ -275,5 +288,19 @@ mod tests {
         assert!(pgn.contains("[Termination \"normal\"]"));
         assert!(pgn.contains("1. f3 e5 2. g4 Qh4# {checkmate} 0-1"));
         assert!(!pgn.contains("SetUp"));
+    }
+
+    #[test]
+    fn a_recovered_move_carries_a_comment_and_black_is_numbered_after_it() {
+        let mut g = Game::new(Chess::default());
+        for s in ["e4", "e5", "Nf3"] {
+            play(&mut g, s);
+        }
+        g.plies[0].recovered = true;
+        let pgn = g.to_pgn(&[]);
+        assert!(
+            pgn.contains("1. e4 {recovered from the board} 1... e5 2. Nf3 *"),
+            "{pgn}"
+        );
     }
 }

@@ -9,7 +9,7 @@
 
 use shakmaty::{Chess, Color, Position};
 
-use super::tracker::{Button, Command, Engine, Reading, Settings};
+use super::{Button, Command, Engine, LinkState, Reading, Resumed, Settings};
 use super::{Event, Millis};
 
 /// The boards of one game.
@@ -165,7 +165,7 @@ impl Table {
     pub fn resume(
         &mut self,
         t: Millis,
-        game: &super::tracker::Resumed,
+        game: &Resumed,
         out: &mut Vec<(usize, Event)>,
     ) -> usize {
         // Whose move it is once the recorded moves are made: his board leads.
@@ -194,7 +194,7 @@ impl Table {
         &mut self,
         board: usize,
         t: Millis,
-        state: super::tracker::LinkState,
+        state: LinkState,
         out: &mut Vec<(usize, Event)>,
     ) {
         self.on(board, t, out, |e, buf| e.link(t, state, buf));

@@ -1,7 +1,10 @@
 //! Touch-move (Art. 4.3-4.5): from the pieces the player to move has touched, in order, which
-//! moves he may still make.
+//! moves he may still make. Pieces touched at the same moment (one whole-board frame) carry no
+//! order among themselves: any of them that can be moved fulfils the obligation.
 
-use shakmaty::{CastlingSide, Chess, Move, MoveList, Piece, Position, Role, Square};
+use shakmaty::{CastlingSide, Chess, Move, MoveList, Position, Role, Square};
+
+use super::turn::Touch;
 
 /// What the touched pieces oblige the player to do.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33,14 +36,7 @@ fn captured_square(m: &Move) -> Option<Square> {
 }
 
 fn castle_side_of(m: &Move) -> Option<CastlingSide> {
-    match *m {
-        Move::Castle { king, rook } => Some(if rook > king {
-            CastlingSide::KingSide
-        } else {
-            CastlingSide::QueenSide
-        }),
-        _ => None,
-    }
+    m.castling_side()
 }
 
 fn moves_of(legal: &MoveList, sq: Square) -> Vec<Move> {
@@ -59,25 +55,57 @@ fn captures_of(legal: &MoveList, sq: Square) -> Vec<Move> {
         .collect()
 }
 
+/// The first group of simultaneous touches (among `touches`, in order) in which some piece
+/// gives moves by `moves`: those moves, and the square of the first such piece.
+fn first_group(
+    touches: &[Touch],
+    moves: impl Fn(&Touch) -> Vec<Move>,
+) -> Option<(Square, Vec<Move>)> {
+    let mut i = 0;
+    while i < touches.len() {
+        let at = touches[i].at;
+        let group = touches[i..].iter().take_while(|t| t.at == at);
+        let mut found: Option<(Square, Vec<Move>)> = None;
+        let mut n = 0;
+        for t in group {
+            n += 1;
+            let allowed = moves(t);
+            if allowed.is_empty() {
+                continue;
+            }
+            match &mut found {
+                Some((_, all)) => all.extend(allowed),
+                None => found = Some((t.square, allowed)),
+            }
+        }
+        if found.is_some() {
+            return found;
+        }
+        i += n;
+    }
+    None
+}
+
 /// The obligation created by `touches` (squares and the pieces that stood there at the start of
 /// the turn, in the order touched), or `None` when any legal move may be made (nothing touched,
 /// or Art. 4.5: none of the touched pieces can be moved or captured).
-pub fn obligation(pos: &Chess, touches: &[(Square, Piece)]) -> Option<Obligation> {
+pub fn obligation(pos: &Chess, touches: &[Touch]) -> Option<Obligation> {
     let us = pos.turn();
     let legal = pos.legal_moves();
-    let own: Vec<(Square, Role)> = touches
+    let own: Vec<Touch> = touches
         .iter()
-        .filter(|(_, p)| p.color == us)
-        .map(|(s, p)| (*s, p.role))
+        .filter(|t| t.piece.color == us)
+        .copied()
         .collect();
-    let theirs: Vec<Square> = touches
+    let theirs: Vec<Touch> = touches
         .iter()
-        .filter(|(_, p)| p.color != us)
-        .map(|(s, _)| *s)
+        .filter(|t| t.piece.color != us)
+        .copied()
         .collect();
 
     // 4.4: king and rook.
-    if let Some(&(first_sq, first_role)) = own.first() {
+    if let Some(first) = own.first() {
+        let (first_sq, first_role) = (first.square, first.piece.role);
         // Only a rook that can still castle with this king makes 4.4 apply.
         let castling_side_of = |sq: Square| {
             [CastlingSide::KingSide, CastlingSide::QueenSide]
@@ -87,8 +115,8 @@ pub fn obligation(pos: &Chess, touches: &[(Square, Piece)]) -> Option<Obligation
         let rook_after = || {
             own.iter()
                 .skip(1)
-                .filter(|(_, r)| *r == Role::Rook)
-                .find_map(|(sq, _)| castling_side_of(*sq))
+                .filter(|t| t.piece.role == Role::Rook)
+                .find_map(|t| castling_side_of(t.square))
         };
         if first_role == Role::King {
             if let Some(side) = rook_after() {
@@ -119,11 +147,15 @@ pub fn obligation(pos: &Chess, touches: &[(Square, Piece)]) -> Option<Obligation
                 return None;
             }
         }
+        // 4.4b: rook first, then king (touched later, not at the same moment): no castling on
+        // that side; move the rook (4.3a).
         if first_role == Role::Rook
             && castling_side_of(first_sq).is_some()
-            && own.iter().skip(1).any(|(_, r)| *r == Role::King)
+            && own
+                .iter()
+                .skip(1)
+                .any(|t| t.piece.role == Role::King && t.at > first.at)
         {
-            // 4.4b: rook first, then king: no castling on that side; move the rook (4.3a).
             let rook_moves = moves_of(&legal, first_sq);
             if !rook_moves.is_empty() {
                 return Some(Obligation {
@@ -140,60 +172,48 @@ pub fn obligation(pos: &Chess, touches: &[(Square, Piece)]) -> Option<Obligation
         let both: Vec<Move> = legal
             .iter()
             .filter(|m| {
-                m.from().is_some_and(|f| own.iter().any(|(s, _)| *s == f))
-                    && captured_square(m).is_some_and(|c| theirs.contains(&c))
+                m.from().is_some_and(|f| own.iter().any(|t| t.square == f))
+                    && captured_square(m).is_some_and(|c| theirs.iter().any(|t| t.square == c))
             })
             .copied()
             .collect();
         if !both.is_empty() {
             return Some(Obligation {
                 rule: "4.3c",
-                square: theirs[0],
+                square: theirs[0].square,
                 allowed: both,
             });
         }
         // Otherwise move or capture the first touched piece that can be; own pieces count
         // first when touched at once (the order of `touches` already reflects that).
-        for (sq, p) in touches {
-            let allowed = if p.color == us {
-                moves_of(&legal, *sq)
+        return first_group(touches, |t| {
+            if t.piece.color == us {
+                moves_of(&legal, t.square)
             } else {
-                captures_of(&legal, *sq)
-            };
-            if !allowed.is_empty() {
-                return Some(Obligation {
-                    rule: "4.3c",
-                    square: *sq,
-                    allowed,
-                });
+                captures_of(&legal, t.square)
             }
-        }
-        return None;
+        })
+        .map(|(square, allowed)| Obligation {
+            rule: "4.3c",
+            square,
+            allowed,
+        });
     }
 
     // 4.3a: own pieces: the first that can be moved.
-    for (sq, _) in &own {
-        let allowed = moves_of(&legal, *sq);
-        if !allowed.is_empty() {
-            return Some(Obligation {
-                rule: "4.3a",
-                square: *sq,
-                allowed,
-            });
-        }
+    if let Some((square, allowed)) = first_group(&own, |t| moves_of(&legal, t.square)) {
+        return Some(Obligation {
+            rule: "4.3a",
+            square,
+            allowed,
+        });
     }
     // 4.3b: opponent's pieces: capture the first that can be captured.
-    for sq in &theirs {
-        let allowed = captures_of(&legal, *sq);
-        if !allowed.is_empty() {
-            return Some(Obligation {
-                rule: "4.3b",
-                square: *sq,
-                allowed,
-            });
-        }
-    }
-    None
+    first_group(&theirs, |t| captures_of(&legal, t.square)).map(|(square, allowed)| Obligation {
+        rule: "4.3b",
+        square,
+        allowed,
+    })
 }
 
 #[cfg(test)]
@@ -209,9 +229,14 @@ mod tests {
             .unwrap()
     }
 
-    fn t(pos: &Chess, sqs: &[Square]) -> Vec<(Square, Piece)> {
+    fn t(pos: &Chess, sqs: &[Square]) -> Vec<Touch> {
         sqs.iter()
-            .map(|s| (*s, pos.board().piece_at(*s).unwrap()))
+            .enumerate()
+            .map(|(i, s)| Touch {
+                square: *s,
+                piece: pos.board().piece_at(*s).unwrap(),
+                at: i as u64,
+            })
             .collect()
     }
 
@@ -266,6 +291,37 @@ mod tests {
             king: Square::E1,
             rook: Square::A1
         }));
+    }
+
+    #[test]
+    fn pieces_touched_at_once_may_any_of_them_move() {
+        let p = Chess::default();
+        let at_once: Vec<Touch> = [Square::B1, Square::G1]
+            .iter()
+            .map(|s| Touch {
+                square: *s,
+                piece: p.board().piece_at(*s).unwrap(),
+                at: 7,
+            })
+            .collect();
+        let o = obligation(&p, &at_once).unwrap();
+        assert_eq!((o.rule, o.square), ("4.3a", Square::B1));
+        assert_eq!(o.allowed.len(), 4, "both knights' moves");
+        // Rook and king at once is no 4.4b: castling is what they mean.
+        let p = pos("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1");
+        let together = vec![
+            Touch {
+                square: Square::E1,
+                piece: p.board().piece_at(Square::E1).unwrap(),
+                at: 3,
+            },
+            Touch {
+                square: Square::A1,
+                piece: p.board().piece_at(Square::A1).unwrap(),
+                at: 3,
+            },
+        ];
+        assert_eq!(obligation(&p, &together).unwrap().rule, "4.4a");
     }
 
     #[test]

@@ -469,6 +469,8 @@ mod tests {
             say: "Eva vier".into(),
             white_ms: None,
             black_ms: None,
+            recovered: false,
+            touch_checked: true,
         }
     }
 

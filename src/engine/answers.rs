@@ -1,0 +1,329 @@
+//! Buttons and commands: what each does to the game, and the answers to questions (F2.9d: the
+//! number of moves and both players' time; the position; the last moves).
+
+use shakmaty::{Bitboard, Chess, Color, Piece, Position, Role};
+
+use super::arbiter::{Engine, Held, Phase};
+use super::event::{Event, EventKind, Millis, Priority};
+use super::input::{Button, Command, VoiceChange, CONFIRM_MS};
+use super::rules::Mode;
+
+impl Engine {
+    /// A control input at time `t`.
+    pub fn press(&mut self, t: Millis, button: Button, out: &mut Vec<Event>) {
+        self.advance(t, out);
+        let over = self.phase == Phase::Over;
+        match button {
+            // Pressing the clock completes whatever the player left standing, now.
+            Button::Clock => {
+                if !over {
+                    self.pressing = true;
+                    if let Some(h) = self.alt.take() {
+                        self.turn.deferred_since = None;
+                        self.settle(h, out);
+                        self.report_touches(out);
+                        self.evaluate(out);
+                    } else if let Phase::Holding(_) = self.phase {
+                        self.hold_due(out);
+                    }
+                    self.pressing = false;
+                }
+                return;
+            }
+            Button::Promote(role) => {
+                if !over {
+                    if let Phase::Holding(h) = &self.phase {
+                        if !matches!(h.held, Held::Promotion(_)) {
+                            self.settle_hold(out);
+                        }
+                    }
+                    self.turn.promo_choice = Some(role);
+                    if let Phase::Holding(h) = &self.phase {
+                        if matches!(h.held, Held::Promotion(_)) {
+                            let candidates = self.matching_moves();
+                            if let Some(m) =
+                                candidates.iter().find(|c| c.promotion() == Some(role))
+                            {
+                                self.phase = Phase::Moving;
+                                self.complete(*m, false, out);
+                            }
+                        }
+                    }
+                }
+                return;
+            }
+            _ => {}
+        }
+        // Any other button comes after what the board shows: a held move counts first.
+        self.settle_hold(out);
+        self.resolve_alt_as_continued(out);
+        let over = self.phase == Phase::Over;
+        let w = &self.s.phrases.words;
+        match button {
+            Button::Clock | Button::Promote(_) => {}
+            Button::Repeat => {
+                let text = self
+                    .last_say
+                    .clone()
+                    .unwrap_or_else(|| w.no_move_yet.clone());
+                self.say(out, text, Priority::Query);
+            }
+            Button::Time => {
+                let text = self.time_text();
+                self.emit_clock(out);
+                self.say(out, text, Priority::Query);
+            }
+            Button::Moves => {
+                let text = self.time_text();
+                self.say(out, text, Priority::Query);
+            }
+            Button::Position => {
+                let text = self.pieces_text(None, None, Bitboard::FULL);
+                self.say(out, text, Priority::Query);
+            }
+            Button::Draw => {
+                if !over {
+                    self.draw_button(out);
+                }
+            }
+            Button::Claim => {
+                if !over {
+                    self.claim(out);
+                }
+            }
+            Button::Resign => {
+                if !over {
+                    self.resign(out);
+                }
+            }
+            Button::Adjust => {
+                if !over {
+                    self.turn.adjusting = true;
+                    let text = w.adjust.clone();
+                    self.say(out, text, Priority::Info);
+                }
+            }
+            Button::NewGame => self.new_game(self.now, Chess::default(), false, out),
+            Button::Takeback => {
+                if self.s.mode == Mode::Casual && !self.game.plies.is_empty() {
+                    // The record goes back at once; the board is still to be put back (the
+                    // move standing there is not made again), and is reported if it is not.
+                    self.take_back(out);
+                    self.phase = Phase::Restoring {
+                        diff: (Bitboard::EMPTY, Bitboard::EMPTY),
+                    };
+                    self.mismatch.owe_restored = true;
+                    self.evaluate(out);
+                } else {
+                    let text = if self.s.mode == Mode::Casual {
+                        w.no_move_yet.clone()
+                    } else {
+                        w.no_takeback.clone()
+                    };
+                    self.say(out, text, Priority::Info);
+                }
+            }
+        }
+    }
+
+    /// Answers a command (spoken with query priority) and carries out orders. Returns the text
+    /// said, for the control socket's answer.
+    pub fn command(&mut self, t: Millis, cmd: Command, out: &mut Vec<Event>) -> String {
+        self.advance(t, out);
+        if !matches!(cmd, Command::Press(_)) {
+            // A question comes after what the board shows: a held move counts first.
+            self.settle_hold(out);
+            self.resolve_alt_as_continued(out);
+        }
+        let p = self.s.phrases.clone();
+        let w = &p.words;
+        let board = self.game.pos.board().clone();
+        let text = match cmd {
+            Command::Last => self
+                .last_say
+                .clone()
+                .unwrap_or_else(|| w.no_move_yet.clone()),
+            Command::Moves(n) => {
+                let plies = &self.game.plies;
+                let from = plies.len().saturating_sub(n.max(1) as usize);
+                let said: Vec<String> = plies[from..]
+                    .iter()
+                    .map(|ply| {
+                        let number = ply.before.fullmoves().get();
+                        let dots = if ply.before.turn() == Color::White {
+                            "."
+                        } else {
+                            "..."
+                        };
+                        format!("{number}{dots} {}", p.announce(&ply.san, ply.m))
+                    })
+                    .collect();
+                if said.is_empty() {
+                    w.no_move_yet.clone()
+                } else {
+                    said.join(", ")
+                }
+            }
+            Command::Time => self.time_text(),
+            Command::Turn => format!("{} {}", w.color(self.game.pos.turn()), w.to_move),
+            Command::Position(color, role) => self.pieces_text(color, role, Bitboard::FULL),
+            Command::Rank(r) => {
+                let text = self.pieces_text(None, None, Bitboard::from_rank(r));
+                format!("{} {}: {text}", w.rank, w.rank(r))
+            }
+            Command::File(f) => {
+                let text = self.pieces_text(None, None, Bitboard::from_file(f));
+                format!("{} {}: {text}", w.file_word, w.file(f))
+            }
+            Command::Square(sq) => match board.piece_at(sq) {
+                Some(pc) => format!("{} {} {}", w.color(pc.color), w.piece(pc.role), {
+                    let mut s = w.on.clone();
+                    p.push_square(&mut s, sq);
+                    s
+                }),
+                None => format!("{} {}", p.square(sq), w.empty),
+            },
+            Command::Pause | Command::Resume | Command::TogglePause | Command::Start => {
+                let standing = self.clock.as_ref().is_some_and(|c| c.is_paused());
+                let pause = match cmd {
+                    Command::Pause => true,
+                    Command::TogglePause => !standing,
+                    _ => false,
+                };
+                let turn = self.game.pos.turn();
+                let over = self.phase == Phase::Over;
+                if let Some(c) = &mut self.clock {
+                    if pause {
+                        c.pause(self.now);
+                    } else if standing {
+                        c.resume(self.now);
+                    } else if cmd == Command::Start && c.running().is_none() && !over {
+                        c.start(turn, self.now);
+                    }
+                }
+                self.emit_clock(out);
+                if pause {
+                    w.paused.clone()
+                } else if cmd == Command::Start {
+                    w.clock_started.clone()
+                } else {
+                    w.resumed.clone()
+                }
+            }
+            Command::Help => self.s.help.clone().unwrap_or_else(|| w.help.clone()),
+            Command::Voice(change) => {
+                let v = self.voice;
+                let next = v.changed(change);
+                let text = if next == v {
+                    w.voice_limit.clone()
+                } else {
+                    match change {
+                        VoiceChange::Faster => w.faster.clone(),
+                        VoiceChange::Slower => w.slower.clone(),
+                        VoiceChange::Louder => w.louder.clone(),
+                        VoiceChange::Quieter => w.quieter.clone(),
+                    }
+                };
+                self.voice = next;
+                // The new voice speaks its own confirmation.
+                self.emit(
+                    out,
+                    EventKind::Voice {
+                        rate: next.rate,
+                        volume: next.volume,
+                    },
+                );
+                text
+            }
+            Command::Press(b @ (Button::Resign | Button::NewGame | Button::Takeback)) => {
+                let confirmed = self
+                    .unconfirmed
+                    .take()
+                    .is_some_and(|(u, at)| u == b && self.now.saturating_sub(at) <= CONFIRM_MS);
+                if !confirmed {
+                    self.unconfirmed = Some((b, self.now));
+                    let text = w.confirm.clone();
+                    self.say(out, text.clone(), Priority::Query);
+                    return text;
+                }
+                let before = out.len();
+                self.press(self.now, b, out);
+                return said_since(out, before);
+            }
+            Command::Press(b) => {
+                let before = out.len();
+                self.press(self.now, b, out);
+                return said_since(out, before);
+            }
+        };
+        self.say(out, text.clone(), Priority::Query);
+        text
+    }
+
+    /// The pieces on `squares`, of one side or kind if asked, white first, kings first.
+    pub(super) fn pieces_text(&self, color: Option<Color>, role: Option<Role>, squares: Bitboard) -> String {
+        let p = &self.s.phrases;
+        let board = self.game.pos.board();
+        let mut parts = Vec::new();
+        for c in [Color::White, Color::Black]
+            .into_iter()
+            .filter(|c| color.is_none_or(|x| x == *c))
+        {
+            let mut side = Vec::new();
+            for r in [
+                Role::King,
+                Role::Queen,
+                Role::Rook,
+                Role::Bishop,
+                Role::Knight,
+                Role::Pawn,
+            ] {
+                if role.is_some_and(|x| x != r) {
+                    continue;
+                }
+                for sq in board.by_piece(Piece { color: c, role: r }) & squares {
+                    side.push(p.piece_on(r, sq));
+                }
+            }
+            if !side.is_empty() {
+                parts.push(format!("{}: {}", p.words.color(c), side.join(", ")));
+            }
+        }
+        if parts.is_empty() {
+            p.words.empty.clone()
+        } else {
+            parts.join(". ")
+        }
+    }
+
+    /// F2.9d: the number of moves made and the time of both players.
+    pub(super) fn time_text(&self) -> String {
+        let w = &self.s.phrases.words;
+        let moves = self.game.plies.len().div_ceil(2);
+        let mut text = match moves {
+            1 => w.one_move.clone(),
+            n => format!("{n} {}", w.moves_made),
+        };
+        if let Some(c) = &self.clock {
+            let p = &self.s.phrases;
+            text = format!(
+                "{text}. {} {}. {} {}",
+                w.white,
+                p.duration(c.remaining(Color::White, self.now)),
+                w.black,
+                p.duration(c.remaining(Color::Black, self.now))
+            );
+        }
+        format!("{text}. {} {}", w.color(self.game.pos.turn()), w.to_move)
+    }
+}
+
+
+/// What was said by the events from `from` on (the answer to an order).
+fn said_since(out: &[Event], from: usize) -> String {
+    let said: Vec<&str> = out[from..]
+        .iter()
+        .filter_map(|e| e.kind.spoken().map(|(t, _)| t))
+        .collect();
+    said.join(". ")
+}

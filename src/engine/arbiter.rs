@@ -1,0 +1,1260 @@
+//! The arbiter: one game on one board. It turns debounced square changes and button presses
+//! into game events the way an arbiter watching the board would (Art. 4, 5, 6, 7, 9 and
+//! Appendix F2.2-F2.3).
+//!
+//! Its state is one of a few named [`Phase`]s, and each input has one transition:
+//! [`Engine::reading`] (through the debouncer, whole batches of simultaneous changes),
+//! [`Engine::advance`] (deadlines: the clock, a held decision, a mismatch), [`Engine::press`],
+//! [`Engine::command`], [`Engine::link`], [`Engine::new_game`], [`Engine::resume`] and
+//! [`Engine::follow`].
+//!
+//! What the engine holds back for a moment (a slider that may slide on, a promotion whose
+//! piece is not known, an illegal move that must stand before it counts, a takeback) is a
+//! [`Hold`]. Any input that cannot continue it settles it first, at the time the board came to
+//! show it (Art. 4.6, F2.3: a move counts at its release, not when the reply came), and the
+//! input is then read in the new position: an opponent who answers within 100 ms loses nothing.
+//! When the held piece is lifted again, the board may be the mover sliding on or the opponent
+//! taking it: the hold is kept as an alternative (`alt`) and the touches wait, until the board
+//! tells which.
+//!
+//! A board that nothing explains is read as a short sequence of legal moves when exactly one
+//! explains it (moves made while readings were lost, or too fast to be seen one by one): the
+//! moves are taken as `recovered`.
+
+use shakmaty::{Bitboard, ByColor, Chess, Color, Move, Position, Role, Square};
+
+use super::clock::{Clock, ClockSwitch};
+use super::debounce::{Change, Debouncer, EMPTY};
+use super::event::{Event, EventKind, Millis, Priority};
+use super::game::{fen_of, ply_number, Game};
+use super::input::{Button, LinkState, Reading, VoiceLevel};
+use super::physical::{code_piece, Physical};
+use super::recognise::{self, classify, explanations, ply_times, Search, Verdict};
+use super::rules::Mode;
+use super::settings::Settings;
+use super::takeback::Takeback;
+use super::timers::Warnings;
+use super::turn::{Commit, Seen, Swap, Touch, Trace, Turn};
+
+/// What the arbiter is waiting for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Phase {
+    /// The player to move has the move: the board shows the position, or his move under way.
+    Moving,
+    /// The board shows something the arbiter holds back for a moment.
+    Holding(Hold),
+    /// A move was refused (illegal, or against touch-move): the board must show the game's
+    /// position again. `diff` is how the board differed when it was refused.
+    Restoring { diff: (Bitboard, Bitboard) },
+    /// Two boards: the opponent's move, made on his board, is to be executed on this one
+    /// (Appendix F2.1).
+    Replicating { m: Move },
+    /// The game is over; setting up the initial position starts the next.
+    Over,
+}
+
+/// A decision held back, since when the board showed it, and when it is taken without more
+/// input (`None`: when the clock is pressed, Art. 6.8).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Hold {
+    pub held: Held,
+    pub since: Millis,
+    pub due: Option<Millis>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Held {
+    /// A legal move on the board: a queen, rook or bishop that could still slide on, or any
+    /// move waiting for the clock button.
+    Move(Move),
+    /// A pawn on its last rank whose new piece is not known yet (any of the promotions).
+    Promotion(Move),
+    /// An illegal move standing on the board (tournament).
+    Illegal(Square, Square),
+    /// Casual play: the board shows an earlier position of the game.
+    Takeback(Takeback),
+}
+
+/// The mismatch guidance: when it is due, what was said, and whether "restored" is owed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(super) struct Mismatch {
+    pub due: Option<Millis>,
+    pub reported: Option<(Bitboard, Bitboard)>,
+    /// An illegal move or a mismatch was reported: say so when the board is right again.
+    pub owe_restored: bool,
+}
+
+/// A game brought back from the record after the daemon was down.
+#[derive(Clone, Debug)]
+pub struct Resumed {
+    pub start: Chess,
+    /// The moves, with the clocks after each.
+    pub moves: Vec<(Move, Option<(i64, i64)>)>,
+    pub illegal: ByColor<u32>,
+    /// Both clocks as last recorded (they stood while the daemon was down).
+    pub clocks: Option<(i64, i64)>,
+}
+
+/// How far the search for moves the board was not seen making goes (plies).
+pub const RECOVERY_PLIES: usize = 4;
+
+/// The engine: one game on one board. Pure and synchronous: every input carries its time, and
+/// the caller asks [`Engine::next_deadline`] when to call [`Engine::advance`] next.
+pub struct Engine {
+    pub(super) s: Settings,
+    pub(super) deb: Debouncer,
+    pub(super) game: Game,
+    pub(super) clock: Option<Clock>,
+    pub(super) now: Millis,
+    pub(super) phase: Phase,
+    /// The debounced board.
+    pub(super) phys: Physical,
+    /// The board's last change: a square, and whether it was a placement.
+    pub(super) last_change: Option<(Square, bool)>,
+    pub(super) turn: Turn,
+    /// A hold whose piece was lifted again: the board may still show it was complete.
+    pub(super) alt: Option<Hold>,
+    pub(super) mismatch: Mismatch,
+    pub(super) illegal_counts: ByColor<u32>,
+    pub(super) draw_offer: Option<Color>,
+    pub(super) last_say: Option<String>,
+    /// The time of the last event, so that late decisions keep events in time order.
+    pub(super) last_emit: Millis,
+    /// A command that waits for its confirmation, and since when.
+    pub(super) unconfirmed: Option<(Button, Millis)>,
+    /// The clock button is being pressed: a move completes now.
+    pub(super) pressing: bool,
+    pub(super) warnings: Warnings,
+    pub(super) voice: VoiceLevel,
+    /// Games started so far (a new game, or a game restored): the record's writer follows it.
+    pub(super) games_started: u64,
+    /// Two boards: the player who plays on this board (his opponent plays on the other).
+    pub(super) player: Option<Color>,
+    /// The link came back: the board's next report may show a capture executed meanwhile.
+    pub(super) relinked: bool,
+}
+
+impl Engine {
+    pub fn new(s: Settings) -> Engine {
+        Engine {
+            deb: Debouncer::new(s.debounce_ms),
+            game: Game::new(Chess::default()),
+            clock: None,
+            now: 0,
+            phase: Phase::Moving,
+            phys: Physical::default(),
+            last_change: None,
+            turn: Turn::default(),
+            alt: None,
+            mismatch: Mismatch::default(),
+            illegal_counts: ByColor { white: 0, black: 0 },
+            draw_offer: None,
+            last_say: None,
+            last_emit: 0,
+            unconfirmed: None,
+            pressing: false,
+            warnings: Warnings::default(),
+            voice: s.voice,
+            games_started: 0,
+            player: None,
+            relinked: false,
+            s,
+        }
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.s
+    }
+
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
+    pub fn is_over(&self) -> bool {
+        self.phase == Phase::Over
+    }
+
+    /// Takes new settings (the config read again): words, announcements, rules and modes at
+    /// once; a new time control and debounce time from the next game and the next start.
+    pub fn reconfigure(&mut self, s: Settings) {
+        self.s = s;
+        self.arm_warnings();
+    }
+
+    /// Two boards: who plays on this board. While his opponent has the move, this board is only
+    /// watched (it must keep showing the position); the opponent's move is then executed here.
+    pub fn set_player(&mut self, player: Option<Color>) {
+        self.player = player;
+    }
+
+    pub fn player(&self) -> Option<Color> {
+        self.player
+    }
+
+    /// The opponent has the move, and makes it on his own board: this board is only watched.
+    pub(super) fn passive(&self) -> bool {
+        matches!(self.phase, Phase::Moving | Phase::Holding(_))
+            && self.player.is_some_and(|p| p != self.game.pos.turn())
+    }
+
+    /// How many games have been started (new or restored); a new game changes it.
+    pub fn games_started(&self) -> u64 {
+        self.games_started
+    }
+
+    pub fn illegal_count(&self, c: Color) -> u32 {
+        self.illegal_counts[c]
+    }
+
+    /// Whose clock runs, if one does.
+    pub fn running_clock(&self) -> Option<Color> {
+        self.clock.as_ref().and_then(|c| c.running())
+    }
+
+    /// Both clocks at `now`, if there is a clock.
+    pub fn clocks(&self, now: Millis) -> Option<(i64, i64)> {
+        self.clock.as_ref().map(|c| {
+            (
+                c.remaining(Color::White, now),
+                c.remaining(Color::Black, now),
+            )
+        })
+    }
+
+    /// The game record as PGN.
+    pub fn pgn(&self) -> String {
+        self.pgn_with(&[])
+    }
+
+    /// The game in PGN with the config's tags, the time control and `extra` (the date, which
+    /// the engine does not know); `extra` wins over the config's.
+    pub fn pgn_with(&self, extra: &[(&str, String)]) -> String {
+        let mut tags: Vec<(&str, String)> = extra.to_vec();
+        for (k, v) in &self.s.pgn_tags {
+            if !tags.iter().any(|(t, _)| t == k) {
+                tags.push((k.as_str(), v.clone()));
+            }
+        }
+        if let Some(tc) = &self.s.time_control {
+            tags.push(("TimeControl", tc.to_string()));
+        }
+        self.game.to_pgn(&tags)
+    }
+
+    pub(super) fn emit(&mut self, out: &mut Vec<Event>, kind: EventKind) {
+        let t = self.now.max(self.last_emit);
+        self.last_emit = t;
+        out.push(Event { t, kind });
+    }
+
+    /// Runs `f` as if it were time `t` (no earlier than the last event, no later than now):
+    /// a decision taken late is dated when it happened.
+    pub(super) fn at<R>(&mut self, t: Millis, f: impl FnOnce(&mut Engine) -> R) -> R {
+        let now = self.now;
+        self.now = t.max(self.last_emit).min(now);
+        let r = f(self);
+        self.now = now;
+        r
+    }
+
+    /// Starts a new turn: nothing touched, nothing held.
+    pub(super) fn new_turn(&mut self) {
+        self.turn = Turn::default();
+        self.alt = None;
+        self.mismatch.due = None;
+        if let Phase::Holding(_) = self.phase {
+            self.phase = Phase::Moving;
+        }
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Games
+
+    /// Starts a new game from `start`. With `board_holds_it` the physical board is taken to show
+    /// the position (a `setup`); otherwise the board stays as it is and must be set up.
+    pub fn new_game(
+        &mut self,
+        t: Millis,
+        start: Chess,
+        board_holds_it: bool,
+        out: &mut Vec<Event>,
+    ) {
+        self.advance(t, out);
+        self.now = self.now.max(t);
+        // Whatever the last game held back belongs to it (a slider's mate set up again at once).
+        self.settle_pending(out);
+        if board_holds_it {
+            self.assume_board(&start);
+        }
+        self.game = Game::new(start);
+        self.games_started += 1;
+        self.phase = Phase::Moving;
+        self.illegal_counts = ByColor { white: 0, black: 0 };
+        self.draw_offer = None;
+        self.mismatch = Mismatch::default();
+        self.last_say = None;
+        self.last_change = None;
+        self.new_turn();
+        self.clock = self.s.time_control.clone().map(Clock::new);
+        let fen = fen_of(&self.game.pos);
+        self.emit(out, EventKind::GameStart { fen });
+        let turn = self.game.pos.turn();
+        if let Some(clock) = &mut self.clock {
+            clock.start(turn, self.now);
+            if self.s.wait_for_start {
+                clock.pause(self.now);
+            }
+        }
+        self.warnings = Warnings::default();
+        self.arm_warnings();
+        self.emit_clock(out);
+        if !board_holds_it {
+            let text = self.s.phrases.words.new_game.clone();
+            self.say(out, text, Priority::Info);
+            self.evaluate(out);
+        }
+        // A position set up already mated, stalemated or dead ends at once.
+        if let Some(ending) = self.game.automatic_ending(&self.s.rules) {
+            self.end_game(ending, out);
+        }
+    }
+
+    /// Takes the physical board to show `pos` (until readings say otherwise).
+    fn assume_board(&mut self, pos: &Chess) {
+        let states = self.phys.states_of(pos.board());
+        self.deb.reset(&states);
+        self.phys.assume(&states);
+    }
+
+    /// Takes up a game the record kept while the daemon was down: the position, the clocks as
+    /// they stood (no time passed for anyone while it was down), the illegal-move counts. Says
+    /// so; the board is then checked against the position (a mismatch is reported as usual).
+    /// Moves that are not legal in turn are dropped from that point on (a record from another
+    /// version); returns how many were taken.
+    pub fn resume(&mut self, t: Millis, game: &Resumed, out: &mut Vec<Event>) -> usize {
+        self.advance(t, out);
+        self.now = self.now.max(t);
+        self.game = Game::new(game.start.clone());
+        self.games_started += 1;
+        let mut taken = 0;
+        for (m, clocks) in &game.moves {
+            if !self.game.pos.is_legal(*m) {
+                break;
+            }
+            self.game.play(*m, self.now);
+            if let Some(last) = self.game.plies.last_mut() {
+                last.clocks = *clocks;
+            }
+            taken += 1;
+        }
+        let pos = self.game.pos.clone();
+        self.assume_board(&pos);
+        self.phase = Phase::Moving;
+        self.illegal_counts = game.illegal;
+        self.draw_offer = None;
+        self.mismatch = Mismatch::default();
+        self.last_say = self
+            .game
+            .plies
+            .last()
+            .map(|p| self.s.phrases.announce(&p.san, p.m));
+        self.last_change = None;
+        self.new_turn();
+        let turn = self.game.pos.turn();
+        self.clock = self.s.time_control.clone().map(|tc| {
+            let mut c = Clock::new(tc);
+            c.replay_moves(
+                &self
+                    .game
+                    .plies
+                    .iter()
+                    .map(|p| p.before.turn())
+                    .collect::<Vec<_>>(),
+            );
+            if let Some((w, b)) = game.clocks {
+                c.set(Color::White, w, self.now);
+                c.set(Color::Black, b, self.now);
+            }
+            c.start(turn, self.now);
+            c
+        });
+        // Whether a warning was given before is not recorded: a threshold the clock is already
+        // below is taken as given (no warning just for coming back).
+        self.warnings = Warnings::default();
+        self.mark_warned(Color::White);
+        self.mark_warned(Color::Black);
+        self.emit(
+            out,
+            EventKind::Resumed {
+                fen: fen_of(&self.game.pos),
+                plies: self.game.plies.len() as u32,
+            },
+        );
+        let text = format!(
+            "{}. {}",
+            self.s.phrases.words.game_resumed,
+            self.last_say
+                .clone()
+                .unwrap_or_else(|| self.s.phrases.words.no_move_yet.clone())
+        );
+        self.say(out, text, Priority::Info);
+        self.emit_clock(out);
+        self.evaluate(out);
+        taken
+    }
+
+    /// Two boards: takes the game as `leader` (the board where the last move was made) has it.
+    /// A move made there since is to be executed on this board (the game record is the truth,
+    /// F2.7); anything else that changed the position (a takeback, a new game) is to be put
+    /// right on this board. With `clock`, this board's engine keeps the clock from now on (its
+    /// player has the move); without, it has none (only one engine runs the clock).
+    pub fn follow(&mut self, t: Millis, leader: &Engine, clock: bool, out: &mut Vec<Event>) {
+        self.advance(t, out);
+        self.now = self.now.max(t);
+        let before = self.game.plies.len();
+        // This board's record is the start of the leader's (the same game, no takeback since).
+        let prefix = self.games_started == leader.games_started
+            && self
+                .game
+                .plies
+                .iter()
+                .zip(&leader.game.plies)
+                .all(|(a, b)| a.m == b.m);
+        let one_more = prefix && leader.game.plies.len() == before + 1;
+        let unchanged = prefix && leader.game.plies.len() == before;
+        self.game = leader.game.clone();
+        self.games_started = leader.games_started;
+        self.illegal_counts = leader.illegal_counts;
+        self.draw_offer = leader.draw_offer;
+        self.last_say = leader.last_say.clone();
+        self.voice = leader.voice;
+        self.clock = if clock { leader.clock.clone() } else { None };
+        self.warnings = leader.warnings;
+        if leader.phase == Phase::Over {
+            self.phase = Phase::Over;
+            self.new_turn();
+            return;
+        }
+        if unchanged {
+            if self.phase == Phase::Over {
+                self.phase = Phase::Moving;
+            }
+            return;
+        }
+        self.new_turn();
+        self.mismatch.reported = None;
+        // A link back before this move does not vouch for it.
+        self.relinked = false;
+        self.phase = match (one_more, self.game.plies.last()) {
+            (true, Some(ply)) => Phase::Replicating { m: ply.m },
+            _ => Phase::Restoring {
+                diff: (Bitboard::EMPTY, Bitboard::EMPTY),
+            },
+        };
+        self.evaluate(out);
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Inputs
+
+    /// Lets simulated time pass up to `t`, handling everything that falls due on the way.
+    pub fn advance(&mut self, t: Millis, out: &mut Vec<Event>) {
+        while let Some((due, what)) = self.next_due() {
+            if due > t {
+                break;
+            }
+            self.now = self.now.max(due);
+            self.on_due(what, out);
+        }
+        self.now = self.now.max(t);
+    }
+
+    /// A raw reading from the board at time `t`.
+    pub fn reading(&mut self, t: Millis, r: Reading, out: &mut Vec<Event>) {
+        self.advance(t, out);
+        match r {
+            Reading::Square(sq, state) => self.deb.reading(t, sq, state),
+            Reading::Frame(states) => {
+                for (i, &state) in states.iter().enumerate() {
+                    self.deb.frame_reading(t, Square::new(i as u32), state);
+                }
+            }
+        }
+        // With no debounce a change is due at once.
+        self.advance(t, out);
+    }
+
+    /// The board's link changed (a driver reports it): said, so a blind player knows.
+    pub fn link(&mut self, t: Millis, state: LinkState, out: &mut Vec<Event>) {
+        self.advance(t, out);
+        self.settle_hold(out);
+        self.resolve_alt_as_continued(out);
+        let w = &self.s.phrases.words;
+        let text = match state {
+            LinkState::Waiting => w.board_waiting.clone(),
+            LinkState::Connected => w.board_connected.clone(),
+            LinkState::Lost => w.board_lost.clone(),
+            LinkState::Reconnected => w.board_reconnected.clone(),
+        };
+        self.relinked = matches!(state, LinkState::Reconnected | LinkState::Connected);
+        self.emit(out, EventKind::Link { state: state.name() });
+        self.say(out, text, Priority::Error);
+    }
+
+    /// Changes that became stable at the same moment: what the board did, and what it means.
+    pub(super) fn on_batch(&mut self, batch: Vec<Change>, out: &mut Vec<Event>) {
+        self.observe(&batch);
+        if self.phase == Phase::Over {
+            if self.phys.shows(Chess::default().board()) {
+                self.new_game(self.now, Chess::default(), false, out);
+            }
+            return;
+        }
+        if self.swap(&batch) {
+            return;
+        }
+        // A takeback waits for the settle time; a change before that either completes a move
+        // of the current position (the earlier position was a sensor's moment: no takeback) or
+        // shows the earlier position stood until now: take back first, then read the change.
+        if let Phase::Holding(h @ Hold {
+            held: Held::Takeback(_),
+            ..
+        }) = self.phase.clone()
+        {
+            self.phase = Phase::Moving;
+            if !matches!(self.verdict(), Verdict::Moves(_)) {
+                self.settle(h, out);
+            }
+        }
+        // The board goes on from a held move (or one whose piece was lifted again): the mover
+        // still at work, or the move complete and the change the opponent's?
+        let held = match &self.phase {
+            Phase::Holding(h) if h.due.is_some() => Some(h.clone()),
+            _ => None,
+        };
+        if let Some(h) = held.or_else(|| self.alt.clone()) {
+            match self.verdict() {
+                Verdict::Unexplained => {
+                    self.alt = None;
+                    self.turn.deferred_since = None;
+                    self.phase = Phase::Moving;
+                    // What looked like an illegal move may have been legal moves made quicker
+                    // than the board could show them: a legal story comes first.
+                    if matches!(h.held, Held::Illegal(..))
+                        && self.recover(Search::Seen(self.turn.changed()), out)
+                    {
+                        return;
+                    }
+                    self.settle(h, out);
+                    self.report_touches(out);
+                    self.evaluate(out);
+                    return;
+                }
+                Verdict::InProgress => {
+                    // The held piece in the hand again: sliding on, or taken by the opponent.
+                    self.phase = Phase::Moving;
+                    self.turn.deferred_since.get_or_insert(h.since);
+                    self.alt = Some(h);
+                    self.mismatch.due = None;
+                    return;
+                }
+                _ => {
+                    // The mover went on: his touches since are his.
+                    self.alt = None;
+                    self.turn.deferred_since = None;
+                }
+            }
+        }
+        self.report_touches(out);
+        self.evaluate(out);
+    }
+
+    /// Takes a batch of changes into the physical board and the turn's observations.
+    fn observe(&mut self, batch: &[Change]) {
+        for (t, sq) in self.deb.take_glitches() {
+            // (Never before what was read already: a glitch is no touch.)
+            let at = self
+                .turn
+                .seen
+                .partition_point(|s| s.t <= t)
+                .max(self.turn.reported);
+            self.turn.seen.insert(
+                at,
+                Seen {
+                    t,
+                    square: sq,
+                    what: Trace::Glitch,
+                    late: false,
+                },
+            );
+        }
+        for c in batch {
+            self.phys.apply(c);
+            self.turn.seen.push(Seen {
+                t: c.t,
+                square: c.square,
+                what: if c.state == EMPTY {
+                    Trace::Lifted
+                } else {
+                    Trace::Placed
+                },
+                late: c.whole,
+            });
+        }
+        // What the board did last: a placement when the batch has one (the end of a move shown
+        // in one frame), else a lift.
+        let last = batch
+            .iter()
+            .rev()
+            .find(|c| c.state != EMPTY)
+            .or(batch.last());
+        if let Some(c) = last {
+            self.last_change = Some((c.square, c.state != EMPTY));
+        }
+    }
+
+    /// After a promotion made with the pawn still on its square, the next change tells whether
+    /// lifting the piece there was the promoting player's swap or the opponent's touch. Returns
+    /// true when the batch is taken care of.
+    fn swap(&mut self, batch: &[Change]) -> bool {
+        let Some(swap) = self.turn.swap else {
+            return false;
+        };
+        let only_there = batch.len() == 1 && batch[0].square == swap.square;
+        if swap.lifted.is_none() && only_there && batch[0].state == EMPTY {
+            self.turn.swap = Some(Swap {
+                lifted: Some(self.now),
+                ..swap
+            });
+            // Not the opponent's touch (yet).
+            self.turn.deferred_since.get_or_insert(self.now.saturating_sub(1));
+            return true;
+        }
+        self.turn.swap = None;
+        if swap.lifted.is_some() {
+            self.turn.deferred_since = None;
+            if only_there && batch[0].state != EMPTY {
+                // The swap is done: the promoting player's, nothing to read.
+                self.turn.reported = self.turn.seen.len();
+                return true;
+            }
+        }
+        false
+    }
+
+    /// What the board shows now in the game's position, counting the lifts not yet read.
+    pub(super) fn verdict(&self) -> Verdict {
+        let pos = &self.game.pos;
+        let pending: Bitboard = self.turn.seen[self.turn.reported.min(self.turn.seen.len())..]
+            .iter()
+            .filter(|s| s.what == Trace::Lifted)
+            .map(|s| s.square)
+            .collect();
+        let vacated = self.turn.vacated | (pending & pos.board().occupied());
+        classify(pos, &self.phys, vacated, self.last_change)
+    }
+
+    /// Reads the lifts not read yet as touches of the player to move, each at its time.
+    pub(super) fn report_touches(&mut self, out: &mut Vec<Event>) {
+        if self.turn.deferred_since.is_some() {
+            return;
+        }
+        while self.turn.reported < self.turn.seen.len() {
+            let s = self.turn.seen[self.turn.reported];
+            self.turn.reported += 1;
+            if s.what == Trace::Lifted {
+                self.at(s.t, |e| e.on_lift(s.square, s.t, out));
+            }
+        }
+    }
+
+    fn on_lift(&mut self, sq: Square, t: Millis, out: &mut Vec<Event>) {
+        // Executing the opponent's move, or a board watched while the opponent moves on his:
+        // no touches here.
+        if self.passive() || matches!(self.phase, Phase::Replicating { .. }) {
+            // (A captured piece's square seen empty: the capture is being executed.)
+            self.turn.vacated.add(sq);
+            return;
+        }
+        let Some(piece) = self.game.pos.board().piece_at(sq) else {
+            return;
+        };
+        self.turn.vacated.add(sq);
+        if self.turn.adjusting || self.turn.touched.contains(sq) || self.turn.touch_unknown {
+            return;
+        }
+        let us = self.game.pos.turn();
+        self.turn.touch(
+            Touch {
+                square: sq,
+                piece,
+                at: t,
+            },
+            us,
+        );
+        self.emit(
+            out,
+            EventKind::Touched {
+                square: sq,
+                piece: piece.role,
+                color: piece.color,
+            },
+        );
+        if self.draw_offer.is_some_and(|by| by != us) {
+            self.draw_offer = None;
+            let text = self.s.phrases.words.draw_offer_lapsed.clone();
+            self.say(out, text, Priority::Info);
+        }
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Holds
+
+    /// Takes a held decision at the time the board came to show it, because the board went on
+    /// (or the clock or a button came) in a way that cannot continue it. What the board did
+    /// after that belongs to the next turn.
+    pub(super) fn settle(&mut self, h: Hold, out: &mut Vec<Event>) {
+        let after = self.turn.after(h.since);
+        let plies = self.game.plies.len();
+        let takeback = matches!(h.held, Held::Takeback(_));
+        self.phase = Phase::Moving;
+        match h.held {
+            Held::Move(m) => self.at(h.since, |e| e.complete(m, true, out)),
+            Held::Promotion(m) => {
+                let role = self.turn.promo_choice.unwrap_or(self.s.promotion_default);
+                let m = with_promotion(m, role);
+                self.at(h.since, |e| e.complete(m, true, out));
+            }
+            Held::Illegal(from, to) => self.at(h.since, |e| e.illegal_completed(from, to, out)),
+            Held::Takeback(plan) => self.apply_takeback(plan, h.since, out),
+        }
+        if self.phase == Phase::Over {
+            return;
+        }
+        if self.game.plies.len() != plies || takeback {
+            // A new position: the board's later changes are read in it (the opponent's, after
+            // a move).
+            self.turn = after;
+        } else {
+            // Refused: what the board did after is part of what is to be put right, not touches.
+            self.turn.reported = self.turn.seen.len();
+        }
+    }
+
+    /// A complete move the engine holds back (a slide that may go on, or a takeback), or one
+    /// whose piece was lifted again: not a promotion whose piece is unknown, nor a wait for the
+    /// clock button.
+    pub(super) fn held_move(&self) -> Option<&Hold> {
+        let held = match &self.phase {
+            Phase::Holding(h) if h.due.is_some() => Some(h),
+            _ => self.alt.as_ref(),
+        };
+        held.filter(|h| matches!(h.held, Held::Move(_) | Held::Takeback(_)))
+    }
+
+    /// Settles a hold the engine chose to wait for (not the clock button's), and an
+    /// alternative still open, at their times: a new game.
+    pub(super) fn settle_pending(&mut self, out: &mut Vec<Event>) {
+        if let Some(h) = self.alt.take() {
+            self.turn.deferred_since = None;
+            self.settle(h, out);
+            self.report_touches(out);
+            return;
+        }
+        self.settle_hold(out);
+    }
+
+    /// Settles a hold the engine chose to wait for: a button or a link change came.
+    pub(super) fn settle_hold(&mut self, out: &mut Vec<Event>) {
+        if let Phase::Holding(h) = &self.phase {
+            if h.due.is_some() {
+                let h = h.clone();
+                self.settle(h, out);
+                self.report_touches(out);
+            }
+        }
+    }
+
+    /// A button or a command came while the held piece was in the hand again: the mover is
+    /// taken to be still at work.
+    pub(super) fn resolve_alt_as_continued(&mut self, out: &mut Vec<Event>) {
+        if self.alt.take().is_some() {
+            self.turn.deferred_since = None;
+            self.report_touches(out);
+        }
+    }
+
+    /// A hold's time has come.
+    pub(super) fn hold_due(&mut self, out: &mut Vec<Event>) {
+        let Phase::Holding(h) = self.phase.clone() else {
+            return;
+        };
+        self.phase = Phase::Moving;
+        match h.held {
+            Held::Move(m) => self.complete(m, false, out),
+            Held::Promotion(_) => self.promotion_timeout(out),
+            Held::Illegal(from, to) => self.illegal_completed(from, to, out),
+            Held::Takeback(plan) => {
+                if self.takeback_plan() == Some(plan) {
+                    self.apply_takeback(plan, h.since, out);
+                }
+            }
+        }
+    }
+
+    fn hold(&mut self, held: Held, wait: Option<Millis>) {
+        self.phase = Phase::Holding(Hold {
+            held,
+            since: self.now,
+            due: wait.map(|w| self.now.saturating_add(w)),
+        });
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Reading the board
+
+    /// Looks at the board after a change and decides what it means.
+    pub(super) fn evaluate(&mut self, out: &mut Vec<Event>) {
+        match self.phase.clone() {
+            Phase::Over => return,
+            Phase::Replicating { m } => {
+                self.evaluate_replication(m, out);
+                return;
+            }
+            Phase::Restoring { diff: refused } => {
+                let pos_occ = self.game.pos.board().occupied();
+                let occ = self.phys.occupied();
+                let diff = (pos_occ & !occ, occ & !pos_occ);
+                if self.phys.shows(self.game.pos.board()) {
+                    self.phase = Phase::Moving;
+                    self.restored(out);
+                } else if diff != refused && !recognise::in_progress(&self.game.pos, &self.phys)
+                {
+                    self.mismatch.due = Some(self.now.saturating_add(self.s.mismatch_ms));
+                } else {
+                    self.mismatch.due = None;
+                }
+                return;
+            }
+            Phase::Moving | Phase::Holding(_) => {}
+        }
+        self.phase = Phase::Moving;
+        if self.passive() {
+            // The opponent's turn, on his board: this one must keep the position.
+            if self.phys.shows(self.game.pos.board()) {
+                self.mismatch.due = None;
+                if self.mismatch.owe_restored || self.mismatch.reported.is_some() {
+                    self.restored(out);
+                }
+            } else {
+                self.mismatch.due = Some(self.now.saturating_add(self.s.mismatch_ms));
+            }
+            return;
+        }
+        if self.alt.is_some() {
+            // Still the held piece in the hand: wait for the board to tell.
+            return;
+        }
+        let verdict = self.verdict();
+        match verdict {
+            Verdict::Home => {
+                // Everything is home: pieces lifted and put back cannot be the victims of a
+                // capture any more (else lifting the capturer alone would complete it).
+                self.turn.vacated = Bitboard::EMPTY;
+                self.mismatch.due = None;
+                self.turn.casual_illegal = None;
+                self.turn.adjusting = false;
+                if self.mismatch.owe_restored || self.mismatch.reported.is_some() {
+                    self.restored(out);
+                }
+                return;
+            }
+            Verdict::Moves(candidates) => {
+                self.mismatch.due = None;
+                self.on_candidates(candidates, out);
+                return;
+            }
+            _ => {}
+        }
+        // Casual play: the board put back to an earlier position takes moves back, once it has
+        // stood for the settle time (a board that reports a new square before the old one
+        // shows an earlier position for a moment).
+        if self.s.mode == Mode::Casual && self.last_change.is_some_and(|(_, placed)| placed) {
+            if let Some(plan) = self.takeback_plan() {
+                self.hold(Held::Takeback(plan), Some(self.s.settle_ms));
+                return;
+            }
+        }
+        // Moves the board was not seen making: a legal explanation comes before an illegal one.
+        if matches!(verdict, Verdict::Unexplained | Verdict::Illegal { .. })
+            && self.recover(Search::Seen(self.turn.changed()), out)
+        {
+            return;
+        }
+        match verdict {
+            Verdict::Partial { from, to } => {
+                self.mismatch.due = None;
+                // 4.6b binds only a castling the touched pieces allow (not after 4.4b).
+                let pos = &self.game.pos;
+                let castle = pos.legal_moves().into_iter().find(|m| {
+                    m.from() == Some(from) && recognise::king_to(pos.turn(), m) == Some(to)
+                });
+                if let (None, Some(castle)) = (self.turn.committed, castle) {
+                    if self.breach(castle).is_none() {
+                        self.turn.committed = Some(Commit::Castle {
+                            king: from,
+                            king_to: to,
+                        });
+                    }
+                }
+            }
+            Verdict::Illegal { from, to } => {
+                self.mismatch.due = None;
+                self.illegal_attempt(from, to, out);
+            }
+            Verdict::InProgress => self.mismatch.due = None,
+            _ => self.mismatch.due = Some(self.now.saturating_add(self.s.mismatch_ms)),
+        }
+    }
+
+    /// Two boards: is the opponent's move `m` executed on this board yet?
+    fn evaluate_replication(&mut self, m: Move, out: &mut Vec<Event>) {
+        // A capture on a board that sees only occupancy is executed when the captured piece's
+        // square has been seen empty (before that, lifting the capturing piece alone looks the
+        // same).
+        let capture_seen = !matches!(
+            m,
+            Move::Normal {
+                capture: Some(_),
+                ..
+            }
+        ) || self.phys.ids()
+            // (A board back from a lost link reports the position as it is: done meanwhile.)
+            || self.relinked
+            || self.turn.vacated.contains(m.to());
+        if capture_seen && self.phys.shows(self.game.pos.board()) {
+            self.relinked = false;
+            self.phase = Phase::Moving;
+            self.mismatch = Mismatch::default();
+            let color = !self.game.pos.turn();
+            self.emit(
+                out,
+                EventKind::Replicated {
+                    uci: recognise::uci(m, color),
+                },
+            );
+            return;
+        }
+        // Not yet, or half done: the board differs from the position before the move only on
+        // the move's own squares (a piece in the hand). Not begun at all is no error either:
+        // the player may still be listening.
+        let Some(before) = self.game.plies.last().map(|p| p.before.clone()) else {
+            return;
+        };
+        let (emptied, filled, victim) = recognise::footprint(before.turn(), &m);
+        let involved = emptied | filled | victim.map_or(Bitboard::EMPTY, Bitboard::from_square);
+        let off = before.board().occupied() ^ self.phys.occupied();
+        if (off & !involved).is_empty() && self.phys.wrong_pieces(self.game.pos.board()).is_empty()
+        {
+            self.mismatch.due = None;
+        } else {
+            self.mismatch.due = Some(self.now.saturating_add(self.s.mismatch_ms));
+        }
+    }
+
+    fn on_candidates(&mut self, candidates: Vec<Move>, out: &mut Vec<Event>) {
+        let m = candidates[0];
+        if m.is_promotion() {
+            let turn = self.game.pos.turn();
+            let shown = code_piece(self.phys.code(m.to()))
+                .filter(|p| p.color == turn && p.role != Role::Pawn);
+            let chosen = shown.map(|p| p.role).or(self.turn.promo_choice);
+            if let Some(role) = chosen {
+                if let Some(m) = candidates.iter().find(|c| c.promotion() == Some(role)) {
+                    self.complete(*m, false, out);
+                    return;
+                }
+            }
+            // 4.6c binds the pawn to this square, if the touched pieces allow it to go there.
+            if let (None, Some(pawn)) = (self.turn.committed, m.from()) {
+                if self.breach(m).is_none() {
+                    self.turn.committed = Some(Commit::Promote { pawn, to: m.to() });
+                }
+            }
+            self.hold(Held::Promotion(m), Some(self.s.promotion_ms));
+            return;
+        }
+        if recognise::could_slide_on(&self.game.pos, &m) {
+            self.hold(Held::Move(m), Some(self.s.settle_ms));
+            return;
+        }
+        self.complete(m, false, out);
+    }
+
+    fn promotion_timeout(&mut self, out: &mut Vec<Event>) {
+        let candidates = self.matching_moves();
+        let role = self.turn.promo_choice.unwrap_or(self.s.promotion_default);
+        if let Some(m) = candidates.iter().find(|c| c.promotion() == Some(role)) {
+            self.complete(*m, false, out);
+        }
+    }
+
+    pub(super) fn matching_moves(&self) -> Vec<Move> {
+        recognise::matching_moves(&self.game.pos, &self.phys, self.turn.vacated)
+    }
+
+    /// A piece released where no legal move takes it.
+    fn illegal_attempt(&mut self, from: Square, to: Square, out: &mut Vec<Event>) {
+        match self.s.mode {
+            // An illegal move is completed when the clock is pressed (with a clock button),
+            // or when it has stood for the settle time.
+            Mode::Tournament if self.s.switch == ClockSwitch::Button => {
+                self.hold(Held::Illegal(from, to), None);
+            }
+            Mode::Tournament => self.hold(Held::Illegal(from, to), Some(self.s.settle_ms)),
+            Mode::Casual => {
+                if self.turn.casual_illegal != Some((from, to)) {
+                    self.turn.casual_illegal = Some((from, to));
+                    self.mismatch.owe_restored = true;
+                    let reason = super::rulings::illegal_reason(&self.game.pos, from, to);
+                    let color = self.game.pos.turn();
+                    self.emit(
+                        out,
+                        EventKind::Illegal {
+                            color,
+                            count: self.illegal_counts[color],
+                            reason,
+                            penalty: "none",
+                            extra_ms: None,
+                            attempted: format!("{from}{to}"),
+                        },
+                    );
+                    let text = self.s.phrases.words.illegal_move.clone();
+                    self.say(out, text, Priority::Error);
+                }
+            }
+        }
+    }
+
+    /// Looks for legal moves the board was not seen making that explain it; takes them when
+    /// they are one story (one sequence, or several with the same moves), and says whether it
+    /// did.
+    pub(super) fn recover(&mut self, search: Search, out: &mut Vec<Event>) -> bool {
+        if let Search::Seen(changed) = search {
+            // A board changing everywhere is not a few moves.
+            if changed.count() > 16 {
+                return false;
+            }
+        }
+        let start = self.game.pos.clone();
+        let Some(found) = explanations(&start, &self.phys, search, RECOVERY_PLIES) else {
+            return false;
+        };
+        let lenient = search == Search::Stood;
+        let timed: Vec<Story> = found
+            .into_iter()
+            .filter_map(|seq| {
+                ply_times(&start, &seq, &self.turn.seen, lenient).map(|(times, in_order)| Story {
+                    seq,
+                    times,
+                    in_order,
+                })
+            })
+            // Read at once, a story must be one the board can have shown in its order; a board
+            // that has stood unexplained takes any.
+            .filter(|s: &Story| lenient || s.in_order)
+            .collect();
+        let Some(Story { seq, times, .. }) = one_story(&start, timed, self.turn.traced()) else {
+            return false;
+        };
+        for (m, t) in seq.iter().zip(times) {
+            let t = t.min(self.now);
+            self.at(t, |e| e.record(*m, true, out));
+            if self.phase == Phase::Over {
+                return true;
+            }
+        }
+        // The next player's move is under way, or not begun: what he has in hand he lifted
+        // unseen.
+        let after = self.turn.after(self.now);
+        self.turn = after;
+        self.turn.touch_unknown = true;
+        self.turn.vacated = self.game.pos.board().occupied() & !self.phys.occupied();
+        self.evaluate(out);
+        true
+    }
+
+    pub(super) fn restored(&mut self, out: &mut Vec<Event>) {
+        self.turn.vacated = Bitboard::EMPTY;
+        self.mismatch = Mismatch::default();
+        self.turn.casual_illegal = None;
+        let fen = fen_of(&self.game.pos);
+        self.emit(out, EventKind::Restored { fen });
+        let text = self.s.phrases.words.restored.clone();
+        self.say(out, text, Priority::Info);
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Moves
+
+    /// A legal move's last physical step is done: record it, unless it breaks touch-move.
+    /// `forced`: the board went on, so the move is complete even where the clock button would
+    /// be awaited.
+    pub(super) fn complete(&mut self, m: Move, forced: bool, out: &mut Vec<Event>) {
+        if self.s.mode == Mode::Tournament && !self.turn.touch_unknown {
+            if let Some((rule, square)) = self.breach(m) {
+                self.refuse_touch_move(rule, square, out);
+                return;
+            }
+        }
+        // Art. 6.8: with a clock button the move is complete when the clock is pressed,
+        // unless it ends the game.
+        if self.s.switch == ClockSwitch::Button
+            && !self.pressing
+            && !forced
+            && !self.move_ends_game(m)
+        {
+            self.hold(Held::Move(m), None);
+            return;
+        }
+        self.record(m, false, out);
+    }
+
+    /// Records a move, announces it, runs the clock; the opponent's turn begins.
+    pub(super) fn record(&mut self, m: Move, recovered: bool, out: &mut Vec<Event>) {
+        let touch_checked =
+            !recovered && !self.turn.touch_unknown && self.s.mode == Mode::Tournament;
+        let color = self.game.pos.turn();
+        let ply = ply_number(&self.game.pos);
+        let san = self.game.play(m, self.now);
+        let say = self.s.phrases.announce(&san, m);
+        let clocks = self.clock.as_mut().map(|c| {
+            c.complete_move(color, self.now);
+            (
+                c.remaining(Color::White, self.now),
+                c.remaining(Color::Black, self.now),
+            )
+        });
+        if let Some(last) = self.game.plies.last_mut() {
+            last.clocks = clocks;
+            last.recovered = recovered;
+        }
+        self.arm_warnings();
+        self.phase = Phase::Moving;
+        self.new_turn();
+        self.turn.swap = (m.is_promotion() && !self.phys.ids()).then_some(Swap {
+            square: m.to(),
+            lifted: None,
+        });
+        self.mismatch = Mismatch::default();
+        self.last_say = Some(say.clone());
+        self.emit(
+            out,
+            EventKind::Move {
+                ply,
+                color,
+                uci: recognise::uci(m, color),
+                san: san.to_string(),
+                fen: fen_of(&self.game.pos),
+                say,
+                white_ms: clocks.map(|c| c.0),
+                black_ms: clocks.map(|c| c.1),
+                recovered,
+                touch_checked,
+            },
+        );
+        if let Some((w, b)) = clocks {
+            self.emit(
+                out,
+                EventKind::Clock {
+                    white_ms: w,
+                    black_ms: b,
+                    running: Some(!color),
+                },
+            );
+        }
+        if let Some(ending) = self.game.automatic_ending(&self.s.rules) {
+            self.end_game(ending, out);
+        }
+    }
+
+    /// The move would end the game at once (mate, stalemate, dead position...).
+    fn move_ends_game(&self, m: Move) -> bool {
+        let mut game = self.game.clone();
+        game.play(m, self.now);
+        game.automatic_ending(&self.s.rules).is_some()
+    }
+}
+
+/// `m` promoting to `role` instead.
+fn with_promotion(m: Move, role: Role) -> Move {
+    match m {
+        Move::Normal {
+            role: r,
+            from,
+            capture,
+            to,
+            promotion: Some(_),
+        } => Move::Normal {
+            role: r,
+            from,
+            capture,
+            to,
+            promotion: Some(role),
+        },
+        other => other,
+    }
+}
+
+/// A sequence of moves that explains the board, when each was made, and whether the board
+/// showed them in that order.
+#[derive(Clone, Debug)]
+struct Story {
+    seq: Vec<Move>,
+    times: Vec<Millis>,
+    in_order: bool,
+}
+
+/// Of the sequences that explain the board, the one story, if there is one: a single
+/// sequence; else the only one the board showed in its order; else the only one whose captures
+/// left a trace on the board (`traced`: the captured piece's square seen or glitching); else,
+/// when all are the same moves in other orders, the first.
+fn one_story(start: &Chess, mut found: Vec<Story>, traced: Bitboard) -> Option<Story> {
+    found.dedup_by(|a, b| a.seq == b.seq);
+    if found.len() <= 1 {
+        return found.pop();
+    }
+    let in_order: Vec<&Story> = found.iter().filter(|s| s.in_order).collect();
+    if in_order.len() == 1 {
+        return Some(in_order[0].clone());
+    }
+    let traced_captures = |seq: &[Move]| {
+        let mut pos = start.clone();
+        seq.iter().all(|m| {
+            let ok = match *m {
+                Move::Normal {
+                    capture: Some(_),
+                    to,
+                    ..
+                } => traced.contains(to),
+                _ => true,
+            };
+            pos.play_unchecked(*m);
+            ok
+        })
+    };
+    let with_traces: Vec<&Story> = found.iter().filter(|s| traced_captures(&s.seq)).collect();
+    if with_traces.len() == 1 {
+        return Some(with_traces[0].clone());
+    }
+    let key = |seq: &[Move]| {
+        let mut v: Vec<String> = seq.iter().map(|m| format!("{m:?}")).collect();
+        v.sort();
+        v
+    };
+    let first = key(&found[0].seq);
+    found
+        .iter()
+        .all(|s| key(&s.seq) == first)
+        .then(|| found.swap_remove(0))
+}

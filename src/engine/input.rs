@@ -1,0 +1,210 @@
+//! What goes into the engine: raw sensor readings, a board's link state, buttons and commands.
+
+use shakmaty::{Color, File, Rank, Role, Square};
+
+use super::debounce::{SquareState, EMPTY, OCCUPIED};
+use super::event::Millis;
+
+/// A raw sensor input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reading {
+    /// One square's state.
+    Square(Square, SquareState),
+    /// The whole board at once. Its changes are simultaneous: no order is read into them.
+    Frame(Box<[SquareState; 64]>),
+}
+
+impl Reading {
+    /// A whole-board occupancy frame (bit 0 = a1 ... bit 63 = h8).
+    pub fn occupancy(mask: u64) -> Reading {
+        let mut states = [EMPTY; 64];
+        for (i, s) in states.iter_mut().enumerate() {
+            if mask & (1 << i) != 0 {
+                *s = OCCUPIED;
+            }
+        }
+        Reading::Frame(Box::new(states))
+    }
+}
+
+/// The state of a board's link, as its driver reports it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum LinkState {
+    /// Not there yet at start-up: waited for.
+    Waiting,
+    Connected,
+    Lost,
+    Reconnected,
+}
+
+impl LinkState {
+    /// The name in the `link` event.
+    pub fn name(self) -> &'static str {
+        match self {
+            LinkState::Waiting => "waiting",
+            LinkState::Connected => "connected",
+            LinkState::Lost => "lost",
+            LinkState::Reconnected => "reconnected",
+        }
+    }
+}
+
+/// A control input (docs/replay.md `press`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Button {
+    Clock,
+    Repeat,
+    Time,
+    Position,
+    Moves,
+    Promote(Role),
+    Draw,
+    Claim,
+    Resign,
+    Adjust,
+    NewGame,
+    Takeback,
+}
+
+impl Button {
+    /// Every button with its name in scripts and configs, in the order help lists them.
+    pub const ALL: [(&'static str, Button); 15] = [
+        ("clock", Button::Clock),
+        ("repeat", Button::Repeat),
+        ("time", Button::Time),
+        ("position", Button::Position),
+        ("moves", Button::Moves),
+        ("promote-queen", Button::Promote(Role::Queen)),
+        ("promote-rook", Button::Promote(Role::Rook)),
+        ("promote-bishop", Button::Promote(Role::Bishop)),
+        ("promote-knight", Button::Promote(Role::Knight)),
+        ("draw", Button::Draw),
+        ("claim", Button::Claim),
+        ("resign", Button::Resign),
+        ("adjust", Button::Adjust),
+        ("new-game", Button::NewGame),
+        ("takeback", Button::Takeback),
+    ];
+
+    /// The button's name (`promote-queen` for a promotion to anything but R, B, N).
+    pub fn name(self) -> &'static str {
+        let b = match self {
+            Button::Promote(Role::Rook | Role::Bishop | Role::Knight) => self,
+            Button::Promote(_) => Button::Promote(Role::Queen),
+            b => b,
+        };
+        Button::ALL
+            .iter()
+            .find(|(_, x)| *x == b)
+            .map_or("promote-queen", |(n, _)| n)
+    }
+}
+
+impl std::str::FromStr for Button {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Button, String> {
+        Button::ALL
+            .iter()
+            .find(|(n, _)| *n == s)
+            .map(|(_, b)| *b)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Button::ALL.iter().map(|(n, _)| *n).collect();
+                format!("unknown button '{s}' (accepted: {})", names.join(", "))
+            })
+    }
+}
+
+/// A question or an order from the control socket, a keypad or the buttons.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    /// The last move again.
+    Last,
+    /// The last N moves.
+    Moves(u32),
+    /// F2.9d: moves made and both players' time.
+    Time,
+    /// Whose move it is.
+    Turn,
+    /// The whole position, or one side's pieces, or the pieces of one kind.
+    Position(Option<Color>, Option<Role>),
+    Rank(Rank),
+    File(File),
+    Square(Square),
+    /// Art. 6.13: the clocks stopped for the arbiter, and started again.
+    Pause,
+    Resume,
+    /// Pause when the clocks run, resume when they stand (one key for both).
+    TogglePause,
+    /// Starts the clocks (a game that waits for its start, or after a pause).
+    Start,
+    Help,
+    /// A button; resign, new game and takeback want the same command again to confirm.
+    Press(Button),
+    /// Speech rate and volume.
+    Voice(VoiceChange),
+}
+
+/// How long a confirmation (the same command again) is waited for.
+pub const CONFIRM_MS: Millis = 5000;
+
+/// The speech rate (words a minute) and volume (percent of normal).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct VoiceLevel {
+    pub rate: u32,
+    pub volume: u32,
+}
+
+impl VoiceLevel {
+    pub const RATES: std::ops::RangeInclusive<u32> = 80..=450;
+    pub const VOLUMES: std::ops::RangeInclusive<u32> = 10..=200;
+    pub const RATE_STEP: u32 = 25;
+    pub const VOLUME_STEP: u32 = 10;
+
+    /// The level after `change`, within the limits.
+    pub fn changed(self, change: VoiceChange) -> VoiceLevel {
+        let (rate, volume) = match change {
+            VoiceChange::Faster => (self.rate + Self::RATE_STEP, self.volume),
+            VoiceChange::Slower => (self.rate.saturating_sub(Self::RATE_STEP), self.volume),
+            VoiceChange::Louder => (self.rate, self.volume + Self::VOLUME_STEP),
+            VoiceChange::Quieter => (self.rate, self.volume.saturating_sub(Self::VOLUME_STEP)),
+        };
+        VoiceLevel {
+            rate: rate.clamp(*Self::RATES.start(), *Self::RATES.end()),
+            volume: volume.clamp(*Self::VOLUMES.start(), *Self::VOLUMES.end()),
+        }
+    }
+}
+
+impl Default for VoiceLevel {
+    fn default() -> VoiceLevel {
+        VoiceLevel {
+            rate: 175,
+            volume: 100,
+        }
+    }
+}
+
+/// A change of the voice asked for by a command.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum VoiceChange {
+    Faster,
+    Slower,
+    Louder,
+    Quieter,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_button_is_read_back_from_its_name() {
+        for (name, b) in Button::ALL {
+            assert_eq!(name.parse::<Button>(), Ok(b));
+            assert_eq!(b.name(), name);
+        }
+        assert_eq!(Button::Promote(Role::King).name(), "promote-queen");
+        let err = "hooray".parse::<Button>().unwrap_err();
+        assert!(err.contains("accepted: clock, repeat"), "{err}");
+    }
+}

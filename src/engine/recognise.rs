@@ -1,0 +1,606 @@
+//! Recognising moves on the board: which legal moves the board shows, what an unfinished or
+//! an illegal move looks like, and which short sequences of legal moves explain a board the
+//! engine did not see change step by step. Pure: positions and the board in, answers out.
+//!
+//! The board is compared with the game as whole positions: a legal move is made when the board
+//! shows the position after it and every piece it captured was seen leaving the board. The
+//! order of lifts and placements therefore does not matter, which is how people really move.
+
+use shakmaty::{Bitboard, Chess, Color, File, Move, Piece, Position, Rank, Role, Square};
+
+use super::event::Millis;
+use super::physical::{piece_code, Physical};
+use super::turn::{Seen, Trace};
+
+/// Squares a legal move empties and fills, and the square of the piece it captures.
+pub fn footprint(color: Color, m: &Move) -> (Bitboard, Bitboard, Option<Square>) {
+    match *m {
+        Move::Normal {
+            from, to, capture, ..
+        } => (
+            Bitboard::from_square(from),
+            Bitboard::from_square(to),
+            capture.map(|_| to),
+        ),
+        Move::EnPassant { from, to } => {
+            let victim = Square::from_coords(to.file(), from.rank());
+            (
+                Bitboard::from_square(from) | Bitboard::from_square(victim),
+                Bitboard::from_square(to),
+                Some(victim),
+            )
+        }
+        Move::Castle { king, rook } => {
+            let side = m.castling_side().unwrap_or(shakmaty::CastlingSide::KingSide);
+            let filled = Bitboard::from_square(side.king_to(color))
+                | Bitboard::from_square(side.rook_to(color));
+            (
+                (Bitboard::from_square(king) | Bitboard::from_square(rook)) & !filled,
+                filled & !Bitboard::from_square(king) & !Bitboard::from_square(rook),
+                None,
+            )
+        }
+        Move::Put { to, .. } => (Bitboard::EMPTY, Bitboard::from_square(to), None),
+    }
+}
+
+pub fn occupancy_after(occ: Bitboard, color: Color, m: &Move) -> Bitboard {
+    let (emptied, filled, _) = footprint(color, m);
+    (occ & !emptied) | filled
+}
+
+/// Where the king of a castling move goes (the castling as the king's two-square move).
+pub fn king_to(color: Color, m: &Move) -> Option<Square> {
+    m.castling_side().map(|s| s.king_to(color))
+}
+
+/// UCI notation of a move, castling as the king's two-square move.
+pub fn uci(m: Move, color: Color) -> String {
+    let (from, to) = match m {
+        Move::Castle { king, .. } => (king, king_to(color, &m).unwrap_or(king)),
+        _ => (m.from().unwrap_or(m.to()), m.to()),
+    };
+    let mut s = format!("{from}{to}");
+    if let Some(p) = m.promotion() {
+        s.push(p.char());
+    }
+    s
+}
+
+/// A queen, rook or bishop that stopped on a square from which it could slide on along the same
+/// line may still be moving: the move waits for the settle time.
+pub fn could_slide_on(pos: &Chess, m: &Move) -> bool {
+    let Move::Normal {
+        role,
+        from,
+        to,
+        capture: None,
+        promotion: None,
+    } = *m
+    else {
+        return false;
+    };
+    if !matches!(role, Role::Queen | Role::Rook | Role::Bishop) {
+        return false;
+    }
+    let step = |a: u32, b: u32| (b as i32 - a as i32).signum();
+    let df = step(u32::from(from.file()), u32::from(to.file()));
+    let dr = step(u32::from(from.rank()), u32::from(to.rank()));
+    let nf = u32::from(to.file()) as i32 + df;
+    let nr = u32::from(to.rank()) as i32 + dr;
+    if !(0..8).contains(&nf) || !(0..8).contains(&nr) {
+        return false;
+    }
+    let next = Square::from_coords(File::new(nf as u32), Rank::new(nr as u32));
+    !pos.board().occupied().contains(next)
+}
+
+/// Legal moves whose result the board shows, with every captured piece seen removed: its
+/// square seen empty (`vacated`), or, on a board that identifies pieces, a piece of the mover's
+/// colour standing there now (the captured piece swept off and replaced, a promotion included).
+pub fn matching_moves(pos: &Chess, phys: &Physical, vacated: Bitboard) -> Vec<Move> {
+    let occ0 = pos.board().occupied();
+    let turn = pos.turn();
+    let mut found = Vec::new();
+    for m in pos.legal_moves() {
+        if occupancy_after(occ0, turn, &m) != phys.occupied() {
+            continue;
+        }
+        if let Move::Normal {
+            capture: Some(_),
+            to,
+            ..
+        } = m
+        {
+            let replaced = phys.piece(to).is_some_and(|p| p.color == turn);
+            if !vacated.contains(to) && !replaced {
+                continue;
+            }
+        }
+        if phys.ids() {
+            let mut after = pos.clone();
+            after.play_unchecked(m);
+            let (_, filled, _) = footprint(turn, &m);
+            let pawn_on_last = m.is_promotion()
+                && phys.code(m.to())
+                    == piece_code(Piece {
+                        color: turn,
+                        role: Role::Pawn,
+                    });
+            let ok = filled.into_iter().all(|sq| {
+                let code = phys.code(sq);
+                code < 2 || pawn_on_last || after.board().piece_at(sq).map(piece_code) == Some(code)
+            });
+            if !ok {
+                continue;
+            }
+        }
+        found.push(m);
+    }
+    found
+}
+
+/// The board shows a piece moved from one square to another (possibly onto a square whose
+/// piece was lifted), and that is not a legal move: the attempted move. `last` is the last
+/// change of the board (a square, and whether it was a placement).
+pub fn attempted_move(
+    pos: &Chess,
+    phys: &Physical,
+    vacated: Bitboard,
+    last: Option<(Square, bool)>,
+) -> Option<(Square, Square)> {
+    let (to, placed) = last?;
+    if !placed {
+        return None;
+    }
+    let pos_occ = pos.board().occupied();
+    let occ = phys.occupied();
+    let missing = pos_occ & !occ;
+    let extra = occ & !pos_occ;
+    // Only the player's own pieces make moves; an enemy piece moved is a displacement.
+    let from = if extra == Bitboard::from_square(to) {
+        match missing.count() {
+            1 => (missing & pos.us()).first()?,
+            2 => {
+                // A piece of the player moved while an enemy piece is off the board.
+                let ours = missing & pos.us();
+                if ours.count() != 1 {
+                    return None;
+                }
+                ours.first()?
+            }
+            _ => return None,
+        }
+    } else if extra.is_empty()
+        && missing.count() == 1
+        && vacated.contains(to)
+        && pos.them().contains(to)
+    {
+        // Set down on the square of an enemy piece that was taken off: a capture attempt.
+        (missing & pos.us()).first()?
+    } else {
+        return None;
+    };
+    // A legal move with something else off the board is not an illegal move: the board
+    // must be put right (mismatch), and the move is then made.
+    let legal = pos
+        .legal_moves()
+        .iter()
+        .any(|m| matches!(m, Move::Normal { .. }) && m.from() == Some(from) && m.to() == to);
+    (from != to && !legal).then_some((from, to))
+}
+
+/// The piece stands where a legal move that is not finished yet puts it: the king on its
+/// castling square with the rook still to come (Art. 4.6b), or a pawn on its en passant
+/// square with the captured pawn still to be removed. Not an illegal move, not yet a move.
+pub fn partial_move(pos: &Chess, from: Square, to: Square) -> bool {
+    pos.legal_moves().iter().any(|m| match *m {
+        Move::Castle { king, .. } => king == from && king_to(pos.turn(), m) == Some(to),
+        Move::EnPassant { from: f, to: t } => f == from && t == to,
+        _ => false,
+    })
+}
+
+/// The board differs from the game only by pieces of the player to move in his hand
+/// (with or without an enemy piece he can capture), or by a castling in progress.
+pub fn in_progress(pos: &Chess, phys: &Physical) -> bool {
+    let pos_occ = pos.board().occupied();
+    let occ = phys.occupied();
+    let missing = pos_occ & !occ;
+    let extra = occ & !pos_occ;
+    if phys.wrong_pieces(pos.board()).any() {
+        return false;
+    }
+    if missing.is_empty() && extra.is_empty() {
+        return true;
+    }
+    let legal = pos.legal_moves();
+    let castling_in_progress = |king_to_sq: Option<Square>| {
+        legal.iter().any(|m| match *m {
+            Move::Castle { king, rook } => {
+                let side = king_to(pos.turn(), m);
+                let in_hand = Bitboard::from_square(king) | Bitboard::from_square(rook);
+                (missing & !in_hand).is_empty()
+                    && missing.contains(king)
+                    && king_to_sq.is_none_or(|k| side == Some(k))
+            }
+            _ => false,
+        })
+    };
+    if extra.any() {
+        return extra.count() == 1 && castling_in_progress(extra.first());
+    }
+    let ours = missing & pos.us();
+    let theirs = missing & pos.them();
+    if ours.count() > 2 || theirs.count() > 1 {
+        return false;
+    }
+    if ours.count() == 2 && (theirs.any() || !castling_in_progress(None)) {
+        return false;
+    }
+    if let Some(victim) = theirs.first() {
+        return legal.iter().any(|m| {
+            footprint(pos.turn(), m).2 == Some(victim)
+                && (ours.is_empty() || m.from().is_some_and(|f| ours.contains(f)))
+        });
+    }
+    true
+}
+
+/// What the board shows, seen from the position of the game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The position itself.
+    Home,
+    /// The result of these legal moves (more than one: promotions, whose piece may be unknown).
+    Moves(Vec<Move>),
+    /// A piece where a legal move not yet finished puts it (castling king, en passant pawn).
+    Partial { from: Square, to: Square },
+    /// A piece moved where no legal move takes it.
+    Illegal { from: Square, to: Square },
+    /// Pieces of the player to move in his hand.
+    InProgress,
+    /// Nothing the player to move could be doing.
+    Unexplained,
+}
+
+impl Verdict {
+    /// The board may be the player to move at work.
+    pub fn explained(&self) -> bool {
+        *self != Verdict::Unexplained
+    }
+}
+
+/// What the board shows in `pos`: `vacated` are the squares of the position seen empty during
+/// the turn, `last` the last change of the board.
+pub fn classify(
+    pos: &Chess,
+    phys: &Physical,
+    vacated: Bitboard,
+    last: Option<(Square, bool)>,
+) -> Verdict {
+    if phys.shows(pos.board()) {
+        return Verdict::Home;
+    }
+    let moves = matching_moves(pos, phys, vacated);
+    if !moves.is_empty() {
+        return Verdict::Moves(moves);
+    }
+    if let Some((from, to)) = attempted_move(pos, phys, vacated, last) {
+        return if partial_move(pos, from, to) {
+            Verdict::Partial { from, to }
+        } else {
+            Verdict::Illegal { from, to }
+        };
+    }
+    if in_progress(pos, phys) {
+        Verdict::InProgress
+    } else {
+        Verdict::Unexplained
+    }
+}
+
+/// The squares whose occupancy a move changes in `pos`.
+fn flipped(pos: &Chess, m: &Move) -> Bitboard {
+    let occ = pos.board().occupied();
+    occ ^ occupancy_after(occ, pos.turn(), m)
+}
+
+/// How hard the search for an explanation looks.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Search {
+    /// Every square a move empties or fills was seen changing (`changed`), and after the
+    /// moves the board shows the position or the next player's move under way. Cheap: used at
+    /// every change the board makes that nothing else explains.
+    Seen(Bitboard),
+    /// The board shows the position after the moves, however it got there (readings lost,
+    /// moves made while the board was away). Used when the board has stood unexplained.
+    Stood,
+}
+
+/// Nodes a search visits at most (a few milliseconds); past that it gives up.
+pub const SEARCH_BUDGET: usize = 20_000;
+
+/// The shortest sequences of 1..=`max` legal moves from `pos` after which the board is
+/// explained (see [`Search`]); `None` when the search ran out of its budget before it could
+/// tell. An empty list: nothing explains the board.
+pub fn explanations(
+    pos: &Chess,
+    phys: &Physical,
+    search: Search,
+    max: usize,
+) -> Option<Vec<Vec<Move>>> {
+    let mut budget = SEARCH_BUDGET;
+    for depth in 1..=max {
+        let mut found = Vec::new();
+        let mut path = Vec::new();
+        if !explain(pos, phys, search, depth, &mut path, &mut found, &mut budget) {
+            return None;
+        }
+        if !found.is_empty() {
+            return Some(found);
+        }
+    }
+    Some(Vec::new())
+}
+
+/// Depth-first search of sequences of exactly `left` more moves; false when out of budget.
+fn explain(
+    pos: &Chess,
+    phys: &Physical,
+    search: Search,
+    left: usize,
+    path: &mut Vec<Move>,
+    found: &mut Vec<Vec<Move>>,
+    budget: &mut usize,
+) -> bool {
+    let target = phys.occupied();
+    for m in pos.legal_moves() {
+        if *budget == 0 {
+            return false;
+        }
+        *budget -= 1;
+        let flips = flipped(pos, &m);
+        if let Search::Seen(changed) = search {
+            if !(flips & !changed).is_empty() {
+                continue;
+            }
+        }
+        let mut next = pos.clone();
+        next.play_unchecked(m);
+        let diff = next.board().occupied() ^ target;
+        // A move changes at most four squares (castling): what is left must fit in the moves
+        // left.
+        if diff.count() > 4 * (left - 1) + usize::from(search != Search::Stood) * 4 {
+            continue;
+        }
+        path.push(m);
+        if left == 1 {
+            let explained = match search {
+                Search::Seen(_) => in_progress(&next, phys),
+                Search::Stood => phys.shows(next.board()),
+            };
+            if explained {
+                found.push(path.clone());
+            }
+        } else if !explain(&next, phys, search, left - 1, path, found, budget) {
+            return false;
+        }
+        path.pop();
+    }
+    true
+}
+
+/// When each move of `seq` (from `start`) was made, as the board showed it, and whether the
+/// board can have shown them in that order. Each change a move makes is matched with the
+/// square's next change of that kind in `seen`. A move is complete at its last change: known
+/// for a change seen alone; for one seen together with others (a whole-board report, perhaps
+/// after a lost reading), only known to be by then. The moves are dated as early as that
+/// allows, in order. `None` when a move made a change the board never showed, unless
+/// `lenient` (such a change then tells nothing of the time).
+pub fn ply_times(
+    start: &Chess,
+    seq: &[Move],
+    seen: &[Seen],
+    lenient: bool,
+) -> Option<(Vec<Millis>, bool)> {
+    let mut pos = start.clone();
+    let mut cursor: Millis = 0;
+    let mut in_order = true;
+    // Per square, how far its changes have been matched.
+    let mut used = [0usize; 64];
+    let mut times = Vec::with_capacity(seq.len());
+    for m in seq {
+        let flips = flipped(&pos, m);
+        pos.play_unchecked(*m);
+        let after = pos.board().occupied();
+        // The move was complete no earlier than `lo` and no later than `hi`.
+        let (mut lo, mut hi) = (0, 0);
+        for sq in flips {
+            let want = if after.contains(sq) {
+                Trace::Placed
+            } else {
+                Trace::Lifted
+            };
+            let i = sq as usize;
+            match seen[used[i]..]
+                .iter()
+                .position(|s| s.square == sq && s.what == want)
+            {
+                Some(k) => {
+                    let s = seen[used[i] + k];
+                    used[i] += k + 1;
+                    hi = hi.max(s.t);
+                    if !s.late {
+                        lo = lo.max(s.t);
+                    }
+                }
+                None if lenient => hi = Millis::MAX,
+                None => return None,
+            }
+        }
+        let t = cursor.max(lo);
+        in_order &= t <= hi.max(lo);
+        cursor = t;
+        times.push(t);
+    }
+    Some((times, in_order))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::debounce::Change;
+    use shakmaty::Board;
+    use shakmaty::fen::Fen;
+    use shakmaty::san::San;
+    use shakmaty::CastlingMode;
+
+    fn pos(fen: &str) -> Chess {
+        fen.parse::<Fen>()
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap()
+    }
+
+    fn after(p: &Chess, sans: &[&str]) -> (Chess, Vec<Move>) {
+        let mut p = p.clone();
+        let mut moves = Vec::new();
+        for s in sans {
+            let m = s.parse::<San>().unwrap().to_move(&p).unwrap();
+            p.play_unchecked(m);
+            moves.push(m);
+        }
+        (p, moves)
+    }
+
+    fn board_of(b: &Board) -> Physical {
+        let mut phys = Physical::default();
+        phys.assume(&phys.states_of(b));
+        phys
+    }
+
+    fn lift(phys: &mut Physical, sq: Square) {
+        phys.apply(&Change {
+            t: 0,
+            square: sq,
+            state: crate::engine::debounce::EMPTY,
+            whole: false,
+        });
+    }
+
+    #[test]
+    fn two_moves_seen_on_a_board_are_found_and_nothing_shorter() {
+        let start = Chess::default();
+        let (end, moves) = after(&start, &["e4", "e5"]);
+        let phys = board_of(end.board());
+        let changed: Bitboard = [Square::E2, Square::E4, Square::E7, Square::E5]
+            .into_iter()
+            .collect();
+        let found = explanations(&start, &phys, Search::Seen(changed), 4).unwrap();
+        assert_eq!(found, vec![moves.clone()]);
+        assert_eq!(
+            explanations(&start, &phys, Search::Stood, 4).unwrap(),
+            vec![moves]
+        );
+        // Nothing seen changing: nothing explains it.
+        let found = explanations(&start, &phys, Search::Seen(Bitboard::EMPTY), 4).unwrap();
+        assert!(found.is_empty());
+    }
+
+    #[test]
+    fn a_capture_whose_victim_was_never_seen_leaving_explains_the_next_players_lift() {
+        // 1.e4 d5: white takes on d5 with the pawn (the victim swept off unseen), then black
+        // lifts his queen: in the position, white holds a pawn and black's queen is up.
+        let (p, _) = after(&Chess::default(), &["e4", "d5"]);
+        let mut phys = board_of(p.board());
+        lift(&mut phys, Square::E4);
+        lift(&mut phys, Square::D8);
+        assert_eq!(
+            classify(&p, &phys, Bitboard::EMPTY, Some((Square::D8, false))),
+            Verdict::Unexplained
+        );
+        let changed: Bitboard = [Square::E4, Square::D8].into_iter().collect();
+        let found = explanations(&p, &phys, Search::Seen(changed), 4).unwrap();
+        let (_, exd5) = after(&p, &["exd5"]);
+        assert_eq!(found, vec![exd5]);
+    }
+
+    #[test]
+    fn the_order_of_moves_follows_the_board() {
+        let start = Chess::default();
+        let (_, moves) = after(&start, &["Nf3", "Nf6", "Nc3", "Nc6"]);
+        let t = |t, sq, what| Seen {
+            t,
+            square: sq,
+            what,
+            late: false,
+        };
+        let seen = [
+            t(100, Square::G1, Trace::Lifted),
+            t(200, Square::F3, Trace::Placed),
+            t(300, Square::G8, Trace::Lifted),
+            t(400, Square::F6, Trace::Placed),
+            t(500, Square::B1, Trace::Lifted),
+            t(600, Square::C3, Trace::Placed),
+            t(700, Square::B8, Trace::Lifted),
+            t(800, Square::C6, Trace::Placed),
+        ];
+        assert_eq!(
+            ply_times(&start, &moves, &seen, false),
+            Some((vec![200, 400, 600, 800], true))
+        );
+        let (_, swapped) = after(&start, &["Nc3", "Nf6", "Nf3", "Nc6"]);
+        assert_eq!(
+            ply_times(&start, &swapped, &seen, false),
+            Some((vec![600, 600, 600, 800], false))
+        );
+        let (_, unseen) = after(&start, &["Nh3", "Nf6", "Nc3", "Nc6"]);
+        assert_eq!(ply_times(&start, &unseen, &seen, false), None);
+        assert_eq!(
+            ply_times(&start, &unseen, &seen, true),
+            Some((vec![100, 400, 600, 800], true))
+        );
+        // Nf3's changes seen only in a whole-board report at 900 (its readings lost): it can
+        // have come first.
+        let mut late = seen;
+        for s in &mut late[..2] {
+            s.t = 900;
+            s.late = true;
+        }
+        late.sort_by_key(|s| s.t);
+        assert_eq!(
+            ply_times(&start, &moves, &late, false),
+            Some((vec![0, 400, 600, 800], true))
+        );
+    }
+
+    #[test]
+    fn a_capture_promotion_shown_at_once_on_a_board_that_names_pieces_is_a_move() {
+        let p = pos("r3k3/1P6/8/8/8/8/8/4K3 w - - 0 1");
+        let mut phys = board_of(p.board());
+        assert!(!phys.ids());
+        phys.assume(&{
+            let mut s = [crate::engine::debounce::EMPTY; 64];
+            for (sq, pc) in p.board().iter() {
+                s[sq as usize] = piece_code(pc);
+            }
+            s
+        });
+        assert!(phys.ids());
+        lift(&mut phys, Square::B7);
+        phys.apply(&Change {
+            t: 0,
+            square: Square::A8,
+            state: piece_code(Piece {
+                color: Color::White,
+                role: Role::Queen,
+            }),
+            whole: false,
+        });
+        let moves = matching_moves(&p, &phys, Bitboard::EMPTY);
+        assert_eq!(moves.len(), 1);
+        assert_eq!(moves[0].promotion(), Some(Role::Queen));
+        assert_eq!(moves[0].to(), Square::A8);
+    }
+}

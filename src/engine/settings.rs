@@ -1,0 +1,64 @@
+//! The engine's settings, validated (the config and the command line make them).
+
+use shakmaty::Role;
+
+use super::clock::{ClockSwitch, TimeControl};
+use super::event::Millis;
+use super::input::VoiceLevel;
+use super::rules::{Mode, RuleProfile};
+use crate::speech::phrase::Phrases;
+
+/// Everything the engine needs to know, validated.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub rules: RuleProfile,
+    pub mode: Mode,
+    pub debounce_ms: Millis,
+    /// How long a sliding piece may rest on a square it could still be passing, and how long
+    /// an illegally placed piece stands before the illegal move counts.
+    pub settle_ms: Millis,
+    pub mismatch_ms: Millis,
+    pub promotion_ms: Millis,
+    pub promotion_default: Role,
+    pub time_control: Option<TimeControl>,
+    /// How a move is completed on the clock: at once (Appendix F2.3) or by a clock button
+    /// (Art. 6.8).
+    pub switch: ClockSwitch,
+    /// A new game's clock stands until it is started (`start`).
+    pub wait_for_start: bool,
+    /// Time left at which a player is warned, largest first.
+    pub time_warnings_ms: Vec<Millis>,
+    /// The speech rate and volume at start; `rate up` and the like change them.
+    pub voice: VoiceLevel,
+    /// What `help` says, when the keys and buttons configured should be told; default: the
+    /// language's list of commands.
+    pub help: Option<String>,
+    /// PGN tags of the games (Event, Round, White, Black and the like), from the config.
+    pub pgn_tags: Vec<(String, String)>,
+    pub phrases: Phrases,
+}
+
+/// The default low-time warnings: 5 minutes, 1 minute, 10 seconds.
+pub const TIME_WARNINGS_MS: [Millis; 3] = [300_000, 60_000, 10_000];
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            rules: RuleProfile::default(),
+            mode: Mode::Tournament,
+            debounce_ms: 30,
+            settle_ms: 300,
+            mismatch_ms: 3000,
+            promotion_ms: 3000,
+            promotion_default: Role::Queen,
+            time_control: None,
+            switch: ClockSwitch::Auto,
+            wait_for_start: false,
+            time_warnings_ms: TIME_WARNINGS_MS.to_vec(),
+            voice: VoiceLevel::default(),
+            help: None,
+            pgn_tags: Vec::new(),
+            phrases: Phrases::new(Default::default(), Default::default(), Default::default()),
+        }
+    }
+}

@@ -1,0 +1,84 @@
+//! Taking moves back in casual play: the board put back to an earlier position of the game, a
+//! rook move that turns out to be the first half of castling, or the `takeback` button.
+
+use shakmaty::{Move, Position, Role};
+
+use super::arbiter::Engine;
+use super::event::{Event, EventKind, Millis, Priority};
+use super::game::ply_number;
+use super::recognise::occupancy_after;
+
+/// What putting pieces back means.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Takeback {
+    /// The rook move just made was the first half of castling.
+    CastleAfterRook(Move),
+    /// Back to the position before ply `k` of the record.
+    To(usize),
+}
+
+impl Engine {
+    /// Casual play: a rook move that turns out to be the first half of castling, or the board
+    /// put back to an earlier position of the game, is a takeback.
+    pub(super) fn takeback_plan(&self) -> Option<Takeback> {
+        let occ = self.phys.occupied();
+        if let Some(last) = self.game.plies.last() {
+            if last.m.role() == Role::Rook {
+                let before = &last.before;
+                let color = before.turn();
+                let castle = before.legal_moves().into_iter().find(|m| match *m {
+                    Move::Castle { rook, .. } => {
+                        Some(rook) == last.m.from()
+                            && occupancy_after(before.board().occupied(), color, m) == occ
+                    }
+                    _ => false,
+                });
+                if let Some(castle) = castle {
+                    return Some(Takeback::CastleAfterRook(castle));
+                }
+            }
+        }
+        self.game
+            .plies
+            .iter()
+            .rposition(|p| p.before.board().occupied() == occ && self.phys.shows(p.before.board()))
+            .map(Takeback::To)
+    }
+
+    /// Takes back as planned, dated when the board first showed the earlier position (or
+    /// right after the last event, to keep events in time order).
+    pub(super) fn apply_takeback(&mut self, plan: Takeback, shown: Millis, out: &mut Vec<Event>) {
+        self.at(shown, |e| match plan {
+            Takeback::CastleAfterRook(castle) => {
+                e.take_back(out);
+                e.complete(castle, false, out);
+            }
+            Takeback::To(k) => {
+                while e.game.plies.len() > k {
+                    e.take_back(out);
+                }
+            }
+        });
+    }
+
+    /// Takes back the last move of the record.
+    pub(super) fn take_back(&mut self, out: &mut Vec<Event>) {
+        let Some(ply) = self.game.undo() else { return };
+        let ply_no = ply_number(&ply.before);
+        self.emit(
+            out,
+            EventKind::Takeback {
+                ply: ply_no,
+                san: ply.san.to_string(),
+            },
+        );
+        let said = self.s.phrases.announce(&ply.san, ply.m);
+        let text = format!("{}: {said}", self.s.phrases.words.takeback);
+        self.say(out, text, Priority::Info);
+        if let Some(clock) = &mut self.clock {
+            clock.start(ply.before.turn(), self.now);
+        }
+        self.new_turn();
+        self.draw_offer = None;
+    }
+}

@@ -1,0 +1,172 @@
+//! Time without input: what falls due next (a flag, a low-time warning, a debounced change, a
+//! held decision, the mismatch guidance), and the low-time warnings' bookkeeping.
+
+use shakmaty::{ByColor, Color};
+
+use super::arbiter::{Engine, Phase};
+use super::event::{Event, EventKind, Millis};
+use super::recognise::Search;
+
+/// What falls due. When several fall due at once, they are handled in this order.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Due {
+    Flag,
+    Warning,
+    /// A change of the board has held for the debounce time.
+    Board,
+    Hold,
+    Mismatch,
+}
+
+/// Low-time warnings given, per player (bit i: `time_warnings_ms[i]`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) struct Warnings {
+    warned: ByColor<u32>,
+}
+
+impl Default for Warnings {
+    fn default() -> Warnings {
+        Warnings {
+            warned: ByColor { white: 0, black: 0 },
+        }
+    }
+}
+
+impl Engine {
+    /// The earliest time at which something happens without new input.
+    pub fn next_deadline(&self) -> Option<Millis> {
+        self.next_due().map(|(t, _)| t)
+    }
+
+    pub(super) fn next_due(&self) -> Option<(Millis, Due)> {
+        let flag = match self.phase {
+            Phase::Over => None,
+            _ => self.clock.as_ref().and_then(|c| c.flag_time()),
+        };
+        let hold = match &self.phase {
+            Phase::Holding(h) => h.due,
+            _ => None,
+        };
+        [
+            (flag, Due::Flag),
+            (self.warning_due().map(|(t, _)| t), Due::Warning),
+            (self.deb.next_due(), Due::Board),
+            (hold, Due::Hold),
+            (self.mismatch.due, Due::Mismatch),
+        ]
+        .into_iter()
+        .filter_map(|(t, what)| t.map(|t| (t, what)))
+        .min()
+    }
+
+    /// Handles what fell due at `self.now`.
+    pub(super) fn on_due(&mut self, what: Due, out: &mut Vec<Event>) {
+        match what {
+            Due::Flag | Due::Warning => {
+                // A move on the board that the engine held back (a slide that might have gone
+                // on) was made before the clock came down: it counts first, at its time. A
+                // promotion whose piece is not known is no move yet (4.6c), nor is an illegal
+                // move that has not stood.
+                if self.held_move().is_some() {
+                    self.settle_pending(out);
+                    self.evaluate(out);
+                } else if what == Due::Flag {
+                    self.flag_falls(out);
+                } else {
+                    self.warn_low_time(out);
+                }
+            }
+            Due::Board => {
+                let batch = self.deb.pop_due_batch(self.now);
+                if !batch.is_empty() {
+                    self.on_batch(batch, out);
+                }
+            }
+            Due::Hold => self.hold_due(out),
+            Due::Mismatch => {
+                self.mismatch.due = None;
+                // A board that stood unexplained: moves made unseen, if one story explains it.
+                let recoverable =
+                    self.phase == Phase::Moving && self.alt.is_none() && !self.passive();
+                if !(recoverable && self.recover(Search::Stood, out)) {
+                    self.report_mismatch(out);
+                }
+            }
+        }
+    }
+
+    /// The next low-time warning of the running clock: when, and which threshold.
+    fn warning_due(&self) -> Option<(Millis, usize)> {
+        if self.phase == Phase::Over {
+            return None;
+        }
+        let clock = self.clock.as_ref()?;
+        let color = clock.running()?;
+        let flag = clock.flag_time()?;
+        self.s
+            .time_warnings_ms
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| self.warnings.warned[color] & (1 << i) == 0)
+            .map(|(i, &x)| (flag.saturating_sub(x), i))
+            .min()
+    }
+
+    /// Warnings are given once; one is given again only after the clock has stood at more
+    /// than twice its threshold (a new period's time), so that a player living on his
+    /// increment is not told at every move. At the start, thresholds the clock does not
+    /// exceed are not warned of (a one-minute game does not begin with "one minute").
+    pub(super) fn arm_warnings(&mut self) {
+        if self.clock.is_none() {
+            return;
+        }
+        for color in [Color::White, Color::Black] {
+            let left = self.time_left(color).max(0) as Millis;
+            for (i, &x) in self.s.time_warnings_ms.iter().enumerate().take(32) {
+                let bit = 1 << i;
+                if self.warnings.warned[color] & bit != 0 && left > 2 * x {
+                    self.warnings.warned[color] &= !bit;
+                }
+            }
+            if self.game.plies.is_empty() {
+                self.mark_warned(color);
+            }
+        }
+    }
+
+    /// What `color`'s clock shows now (nothing without a clock).
+    fn time_left(&self, color: Color) -> i64 {
+        self.clock
+            .as_ref()
+            .map_or(0, |c| c.remaining(color, self.now))
+    }
+
+    /// Takes every warning at or above what `color`'s clock shows as given.
+    pub(super) fn mark_warned(&mut self, color: Color) {
+        let left = self.time_left(color).max(0) as Millis;
+        for (i, &x) in self.s.time_warnings_ms.iter().enumerate().take(32) {
+            if left <= x {
+                self.warnings.warned[color] |= 1 << i;
+            }
+        }
+    }
+
+    /// The running clock has reached a warning threshold.
+    fn warn_low_time(&mut self, out: &mut Vec<Event>) {
+        let Some(color) = self.clock.as_ref().and_then(|c| c.running()) else {
+            return;
+        };
+        let left = self.time_left(color);
+        // Every threshold the clock has come down to is done with (a penalty may cross several).
+        self.mark_warned(color);
+        let say = self.s.phrases.low_time(color, left);
+        self.emit(
+            out,
+            EventKind::TimeWarning {
+                color,
+                remaining_ms: left,
+                say,
+            },
+        );
+    }
+}

@@ -1,0 +1,153 @@
+//! One turn, as the arbiter watches it: what the board did since the last agreed position (the
+//! observations), and the pieces the player to move has touched (Art. 4.2-4.6).
+
+use shakmaty::{Bitboard, Piece, Role, Square};
+
+use super::event::Millis;
+
+/// A piece touched by the player to move, with what stood there and when. Touches at the same
+/// moment (one whole-board frame) are simultaneous.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Touch {
+    pub square: Square,
+    pub piece: Piece,
+    pub at: Millis,
+}
+
+/// Art. 4.6: a piece released where a legal move is not yet finished binds the player.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Commit {
+    /// 4.6b: the king was released on its castling square: only that castling may follow.
+    Castle { king: Square, king_to: Square },
+    /// 4.6c: the pawn was released on its promotion square: only a promotion there.
+    Promote { pawn: Square, to: Square },
+}
+
+/// What the board did: a square seen changing, or a trace of a change too short to count.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Seen {
+    pub t: Millis,
+    pub square: Square,
+    pub what: Trace,
+    /// Seen together with other changes (a whole-board report): it happened by `t`, perhaps
+    /// well before (a reading lost and reported again with the next whole board).
+    pub late: bool,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Trace {
+    Lifted,
+    Placed,
+    /// Changed and came back within the debounce time.
+    Glitch,
+}
+
+/// A promotion completed with the pawn still on its square: lifting it to put the new piece in
+/// its place is the promoting player's swap, not the opponent's touch.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Swap {
+    pub square: Square,
+    /// It was lifted, at this time; the next change tells whose lift it was.
+    pub lifted: Option<Millis>,
+}
+
+/// The state of one turn; a new turn starts empty.
+#[derive(Clone, Debug, Default)]
+pub struct Turn {
+    /// Pieces touched by the player to move, in order.
+    pub touches: Vec<Touch>,
+    pub touched: Bitboard,
+    /// Squares of the position that were seen empty during this turn.
+    pub vacated: Bitboard,
+    /// Everything the board did since the position was agreed, in time order.
+    pub seen: Vec<Seen>,
+    /// How many of `seen` have been read for touches.
+    pub reported: usize,
+    pub adjusting: bool,
+    pub committed: Option<Commit>,
+    pub promo_choice: Option<Role>,
+    /// Casual play: the illegal move already pointed out.
+    pub casual_illegal: Option<(Square, Square)>,
+    pub swap: Option<Swap>,
+    /// Touches could not be watched for this turn (its start was read from the board
+    /// afterwards): touch-move is not judged.
+    pub touch_unknown: bool,
+    /// Touches are not reported yet: the board may still turn out to show the last move
+    /// complete and these lifts the opponent's.
+    pub deferred_since: Option<Millis>,
+}
+
+impl Turn {
+    /// Adds a touch; among touches at the same moment, the player's own pieces count first
+    /// (4.3c) and the king before a rook (king and rook together mean castling, 4.4).
+    pub fn touch(&mut self, t: Touch, us: shakmaty::Color) {
+        let rank = |x: &Touch| (x.piece.color != us, x.piece.role != Role::King);
+        let at = self
+            .touches
+            .iter()
+            .rposition(|x| x.at < t.at || (x.at == t.at && rank(x) <= rank(&t)))
+            .map_or(0, |i| i + 1);
+        self.touches.insert(at, t);
+        self.touched.add(t.square);
+    }
+
+    /// Squares the board was seen changing since the position was agreed.
+    pub fn changed(&self) -> Bitboard {
+        self.seen
+            .iter()
+            .filter(|s| s.what != Trace::Glitch)
+            .map(|s| s.square)
+            .collect()
+    }
+
+    /// Squares that changed, or showed a trace of a change, since the position was agreed.
+    pub fn traced(&self) -> Bitboard {
+        self.seen.iter().map(|s| s.square).collect()
+    }
+
+    /// The last time `sq` changed, if it did.
+    pub fn last_change(&self, sq: Square) -> Option<Millis> {
+        self.seen
+            .iter()
+            .rev()
+            .find(|s| s.square == sq && s.what != Trace::Glitch)
+            .map(|s| s.t)
+    }
+
+    /// A new turn that keeps what the board did after `t` (the opponent's first steps, when a
+    /// move is taken at its release after the board went on).
+    pub fn after(&self, t: Millis) -> Turn {
+        Turn {
+            seen: self.seen.iter().filter(|s| s.t > t).copied().collect(),
+            ..Turn::default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::Color;
+
+    fn touch(sq: Square, color: Color, role: Role, at: Millis) -> Touch {
+        Touch {
+            square: sq,
+            piece: Piece { color, role },
+            at,
+        }
+    }
+
+    #[test]
+    fn simultaneous_touches_put_own_pieces_and_the_king_first() {
+        let mut t = Turn::default();
+        t.touch(touch(Square::D5, Color::Black, Role::Pawn, 10), Color::White);
+        t.touch(touch(Square::A1, Color::White, Role::Rook, 10), Color::White);
+        t.touch(touch(Square::E1, Color::White, Role::King, 10), Color::White);
+        t.touch(touch(Square::G1, Color::White, Role::Knight, 20), Color::White);
+        let order: Vec<Square> = t.touches.iter().map(|x| x.square).collect();
+        assert_eq!(order, vec![Square::E1, Square::A1, Square::D5, Square::G1]);
+        // A later touch never goes before an earlier one, whatever it is.
+        t.touch(touch(Square::E8, Color::Black, Role::King, 30), Color::White);
+        assert_eq!(t.touches.last().map(|x| x.square), Some(Square::E8));
+    }
+}
