@@ -73,10 +73,11 @@ impl Tempo {
 pub const LOST_READING_PER_MILLE: u64 = 10;
 /// How often a captured piece is lifted and replaced more briefly than the debounce time (5%).
 pub const SHORT_VICTIM_LIFT_PERCENT: u64 = 5;
-/// A lost reading is seen again in the board's next whole-board report, this long after it
-/// (a DIY board reports its whole board at least once a second; DGT and ChessLink boards are
-/// read whole after every change).
-pub const REPORT_AFTER_LOSS_MS: (Millis, Millis) = (200, 1000);
+/// A board that lost a reading shows it again in its next report of the whole board: its
+/// next reading (a DIY or ChessLink board reports the whole board at every change, a DGT
+/// board is read whole when it has changed), or at the latest this long after the loss (a DIY
+/// board reports its whole board at least once a second).
+pub const REPORT_AFTER_LOSS_MS: Millis = 1000;
 
 /// A small deterministic generator (SplitMix64): no dependency, same sequence everywhere.
 #[derive(Clone, Debug)]
@@ -109,10 +110,9 @@ struct Writer<'a> {
     /// The board as it really is (what the sensors would report without losses).
     occ: Bitboard,
     out: Vec<(Millis, SimInput)>,
-    /// The real occupancy after each change, for the whole-board reports after a loss.
-    truth: Vec<(Millis, u64)>,
-    /// When a whole-board report follows a lost reading.
-    reports: Vec<Millis>,
+    /// A reading was lost: the board's next reading is a whole-board report, and one comes by
+    /// this time at the latest.
+    report_due: Option<Millis>,
 }
 
 impl Writer<'_> {
@@ -128,22 +128,40 @@ impl Writer<'_> {
         self.gap(lo, hi);
     }
 
-    /// What the board sends, unless the sensor loses it.
+    /// What the board sends, unless the sensor loses it. After a lost reading the board's
+    /// next report shows its whole board.
     fn send(&mut self, input: SimInput) {
-        if self.g.losses
-            && matches!(input, SimInput::Reading(_))
-            && self.rng.next_u64() % 1000 < LOST_READING_PER_MILLE
-        {
-            let (lo, hi) = REPORT_AFTER_LOSS_MS;
-            let at = self.t + self.rng.range(lo, hi);
-            self.reports.push(at);
+        if !matches!(input, SimInput::Reading(_)) {
+            self.out.push((self.t, input));
             return;
         }
+        self.report_overdue();
+        if self.g.losses && self.rng.next_u64() % 1000 < LOST_READING_PER_MILLE {
+            self.report_due.get_or_insert(self.t + REPORT_AFTER_LOSS_MS);
+            return;
+        }
+        let input = match self.report_due.take() {
+            Some(_) => whole(self.occ_now(&input)),
+            None => input,
+        };
         self.out.push((self.t, input));
     }
 
-    fn settle_truth(&mut self) {
-        self.truth.push((self.t, self.occ.0));
+    /// The board as this reading shows it (the real board, with the reading's own state).
+    fn occ_now(&self, input: &SimInput) -> Bitboard {
+        let mut occ = self.occ;
+        if let SimInput::Reading(Reading::Square(sq, state)) = input {
+            occ.set(*sq, *state != EMPTY);
+        }
+        occ
+    }
+
+    /// The once-a-second report after a loss, when no reading came before it.
+    fn report_overdue(&mut self) {
+        if let Some(due) = self.report_due.filter(|d| *d <= self.t) {
+            self.report_due = None;
+            self.out.push((due, whole(self.occ)));
+        }
     }
 
     fn square(&mut self, sq: Square, occupied: bool) {
@@ -156,7 +174,6 @@ impl Writer<'_> {
             self.t += self.rng.range(1, 4);
         }
         self.occ.set(sq, occupied);
-        self.settle_truth();
         self.send(read(sq, occupied));
     }
 
@@ -176,29 +193,24 @@ impl Writer<'_> {
         for sq in placed {
             self.occ.add(*sq);
         }
-        self.settle_truth();
-        self.send(SimInput::Reading(Reading::occupancy(self.occ.0)));
+        self.send(whole(self.occ));
     }
 
     fn press(&mut self, b: Button) {
         self.out.push((self.t, SimInput::Press(b)));
     }
 
-    /// The inputs in time order, with a whole-board report after every lost reading.
+    /// The inputs, with the report a loss at the very end still owes.
     fn finish(mut self) -> Vec<(Millis, SimInput)> {
-        for at in std::mem::take(&mut self.reports) {
-            let i = self.truth.partition_point(|(t, _)| *t <= at);
-            let occ = if i == 0 {
-                self.truth.first().map_or(self.occ.0, |(_, o)| *o)
-            } else {
-                self.truth[i - 1].1
-            };
-            let j = self.out.partition_point(|(t, _)| *t <= at);
-            self.out
-                .insert(j, (at, SimInput::Reading(Reading::occupancy(occ))));
+        if let Some(due) = self.report_due.take() {
+            self.out.push((due.max(self.t), whole(self.occ)));
         }
         self.out
     }
+}
+
+fn whole(occ: Bitboard) -> SimInput {
+    SimInput::Reading(Reading::occupancy(occ.0))
 }
 
 fn read(sq: Square, occupied: bool) -> SimInput {
@@ -237,8 +249,7 @@ pub fn game_inputs(
         t: t0,
         occ: start.board().occupied(),
         out: Vec::new(),
-        truth: Vec::new(),
-        reports: Vec::new(),
+        report_due: None,
     };
     let mut pos = start.clone();
     for &m in moves {
@@ -372,7 +383,6 @@ fn carry(w: &mut Writer, from: Square, to: Square, capture: bool, role: Role, qu
             w.send(read(to, false));
             w.t += w.rng.range(4, 15);
             w.occ.add(to);
-            w.settle_truth();
             w.send(read(to, true));
             return;
         }

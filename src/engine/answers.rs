@@ -41,8 +41,7 @@ impl Engine {
                     if let Phase::Holding(h) = &self.phase {
                         if matches!(h.held, Held::Promotion(_)) {
                             let candidates = self.matching_moves();
-                            if let Some(m) =
-                                candidates.iter().find(|c| c.promotion() == Some(role))
+                            if let Some(m) = candidates.iter().find(|c| c.promotion() == Some(role))
                             {
                                 self.phase = Phase::Moving;
                                 self.complete(*m, false, out);
@@ -261,7 +260,12 @@ impl Engine {
     }
 
     /// The pieces on `squares`, of one side or kind if asked, white first, kings first.
-    pub(super) fn pieces_text(&self, color: Option<Color>, role: Option<Role>, squares: Bitboard) -> String {
+    pub(super) fn pieces_text(
+        &self,
+        color: Option<Color>,
+        role: Option<Role>,
+        squares: Bitboard,
+    ) -> String {
         let p = &self.s.phrases;
         let board = self.game.pos.board();
         let mut parts = Vec::new();
@@ -317,7 +321,6 @@ impl Engine {
         format!("{text}. {} {}", w.color(self.game.pos.turn()), w.to_move)
     }
 }
-
 
 /// What was said by the events from `from` on (the answer to an order).
 fn said_since(out: &[Event], from: usize) -> String {

@@ -29,7 +29,7 @@ use super::event::{Event, EventKind, Millis, Priority};
 use super::game::{fen_of, ply_number, Game};
 use super::input::{Button, LinkState, Reading, VoiceLevel};
 use super::physical::{code_piece, Physical};
-use super::recognise::{self, classify, explanations, ply_times, Search, Verdict};
+use super::recognise::{self, classify, explanations, ply_times, Search, Timing, Verdict};
 use super::rules::Mode;
 use super::settings::Settings;
 use super::takeback::Takeback;
@@ -497,7 +497,12 @@ impl Engine {
             LinkState::Reconnected => w.board_reconnected.clone(),
         };
         self.relinked = matches!(state, LinkState::Reconnected | LinkState::Connected);
-        self.emit(out, EventKind::Link { state: state.name() });
+        self.emit(
+            out,
+            EventKind::Link {
+                state: state.name(),
+            },
+        );
         self.say(out, text, Priority::Error);
     }
 
@@ -516,10 +521,12 @@ impl Engine {
         // A takeback waits for the settle time; a change before that either completes a move
         // of the current position (the earlier position was a sensor's moment: no takeback) or
         // shows the earlier position stood until now: take back first, then read the change.
-        if let Phase::Holding(h @ Hold {
-            held: Held::Takeback(_),
-            ..
-        }) = self.phase.clone()
+        if let Phase::Holding(
+            h @ Hold {
+                held: Held::Takeback(_),
+                ..
+            },
+        ) = self.phase.clone()
         {
             self.phase = Phase::Moving;
             if !matches!(self.verdict(), Verdict::Moves(_)) {
@@ -627,7 +634,9 @@ impl Engine {
                 ..swap
             });
             // Not the opponent's touch (yet).
-            self.turn.deferred_since.get_or_insert(self.now.saturating_sub(1));
+            self.turn
+                .deferred_since
+                .get_or_insert(self.now.saturating_sub(1));
             return true;
         }
         self.turn.swap = None;
@@ -828,8 +837,7 @@ impl Engine {
                 if self.phys.shows(self.game.pos.board()) {
                     self.phase = Phase::Moving;
                     self.restored(out);
-                } else if diff != refused && !recognise::in_progress(&self.game.pos, &self.phys)
-                {
+                } else if diff != refused && !recognise::in_progress(&self.game.pos, &self.phys) {
                     self.mismatch.due = Some(self.now.saturating_add(self.s.mismatch_ms));
                 } else {
                     self.mismatch.due = None;
@@ -1047,39 +1055,78 @@ impl Engine {
             }
         }
         let start = self.game.pos.clone();
-        let Some(found) = explanations(&start, &self.phys, search, RECOVERY_PLIES) else {
-            return false;
-        };
         let lenient = search == Search::Stood;
-        let timed: Vec<Story> = found
-            .into_iter()
-            .filter_map(|seq| {
-                ply_times(&start, &seq, &self.turn.seen, lenient).map(|(times, in_order)| Story {
-                    seq,
-                    times,
-                    in_order,
+        let mut budget = recognise::SEARCH_BUDGET;
+        let mut story = None;
+        for depth in 1..=RECOVERY_PLIES {
+            let promotion = self.turn.promo_choice.unwrap_or(self.s.promotion_default);
+            let Some(found) =
+                explanations(&start, &self.phys, search, promotion, depth, &mut budget)
+            else {
+                return false;
+            };
+            let timed: Vec<Story> = found
+                .into_iter()
+                .filter_map(|seq| {
+                    let occ = self.phys.occupied();
+                    ply_times(&start, &seq, &self.turn.seen, occ, lenient)
+                        .map(|timing| Story { seq, timing })
                 })
-            })
-            // Read at once, a story must be one the board can have shown in its order; a board
-            // that has stood unexplained takes any.
-            .filter(|s: &Story| lenient || s.in_order)
-            .collect();
-        let Some(Story { seq, times, .. }) = one_story(&start, timed, self.turn.traced()) else {
+                // Read at once, a story must be one the board can have shown in its order; a
+                // board that has stood unexplained takes any.
+                .filter(|s: &Story| lenient || s.timing.in_order)
+                .collect();
+            if !timed.is_empty() {
+                story = one_story(&start, timed, self.turn.traced());
+                break;
+            }
+        }
+        let Some(Story { seq, timing }) = story else {
             return false;
         };
-        for (m, t) in seq.iter().zip(times) {
+        // What the board did that the moves do not account for: the next player's first
+        // steps (his touches cannot be told apart any more: touch-move is not judged).
+        let mut rest = self.turn.clone();
+        rest.seen = (0..rest.seen.len())
+            .filter(|i| timing.matched.binary_search(i).is_err())
+            .map(|i| rest.seen[i])
+            .collect();
+        for (i, (m, t)) in seq.iter().zip(timing.times).enumerate() {
+            // A last move that a slider may still go on with, alone on the board, is left to
+            // the board as any such move is.
+            if i + 1 == seq.len()
+                && recognise::could_slide_on(&self.game.pos, m)
+                && self.phys.occupied()
+                    == recognise::occupancy_after(
+                        self.game.pos.board().occupied(),
+                        self.game.pos.turn(),
+                        m,
+                    )
+            {
+                let vacated = self.game.pos.board().occupied() & !self.phys.occupied();
+                self.turn = Turn {
+                    seen: rest.seen,
+                    touch_unknown: true,
+                    vacated,
+                    ..Turn::default()
+                };
+                self.at(t.min(self.now), |e| e.evaluate(out));
+                return true;
+            }
             let t = t.min(self.now);
             self.at(t, |e| e.record(*m, true, out));
             if self.phase == Phase::Over {
                 return true;
             }
         }
-        // The next player's move is under way, or not begun: what he has in hand he lifted
-        // unseen.
-        let after = self.turn.after(self.now);
-        self.turn = after;
-        self.turn.touch_unknown = true;
-        self.turn.vacated = self.game.pos.board().occupied() & !self.phys.occupied();
+        self.turn = Turn {
+            seen: rest.seen,
+            touch_unknown: true,
+            ..Turn::default()
+        };
+        // The last change belongs to the moves: the next player has placed nothing yet.
+        self.last_change = None;
+        self.report_touches(out);
         self.evaluate(out);
         true
     }
@@ -1206,13 +1253,11 @@ fn with_promotion(m: Move, role: Role) -> Move {
     }
 }
 
-/// A sequence of moves that explains the board, when each was made, and whether the board
-/// showed them in that order.
+/// A sequence of moves that explains the board, and when the board showed them.
 #[derive(Clone, Debug)]
 struct Story {
     seq: Vec<Move>,
-    times: Vec<Millis>,
-    in_order: bool,
+    timing: Timing,
 }
 
 /// Of the sequences that explain the board, the one story, if there is one: a single
@@ -1224,7 +1269,7 @@ fn one_story(start: &Chess, mut found: Vec<Story>, traced: Bitboard) -> Option<S
     if found.len() <= 1 {
         return found.pop();
     }
-    let in_order: Vec<&Story> = found.iter().filter(|s| s.in_order).collect();
+    let in_order: Vec<&Story> = found.iter().filter(|s| s.timing.in_order).collect();
     if in_order.len() == 1 {
         return Some(in_order[0].clone());
     }

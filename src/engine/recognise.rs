@@ -31,7 +31,9 @@ pub fn footprint(color: Color, m: &Move) -> (Bitboard, Bitboard, Option<Square>)
             )
         }
         Move::Castle { king, rook } => {
-            let side = m.castling_side().unwrap_or(shakmaty::CastlingSide::KingSide);
+            let side = m
+                .castling_side()
+                .unwrap_or(shakmaty::CastlingSide::KingSide);
             let filled = Bitboard::from_square(side.king_to(color))
                 | Bitboard::from_square(side.rook_to(color));
             (
@@ -321,47 +323,54 @@ pub enum Search {
 /// Nodes a search visits at most (a few milliseconds); past that it gives up.
 pub const SEARCH_BUDGET: usize = 20_000;
 
-/// The shortest sequences of 1..=`max` legal moves from `pos` after which the board is
-/// explained (see [`Search`]); `None` when the search ran out of its budget before it could
-/// tell. An empty list: nothing explains the board.
+/// The sequences of exactly `depth` legal moves from `pos` after which the board is explained
+/// (see [`Search`]); `None` when the search ran out of `budget` before it could tell.
+/// A board that cannot see pieces cannot tell a promotion's piece: `promotion` is taken.
 pub fn explanations(
     pos: &Chess,
     phys: &Physical,
     search: Search,
-    max: usize,
+    promotion: Role,
+    depth: usize,
+    budget: &mut usize,
 ) -> Option<Vec<Vec<Move>>> {
-    let mut budget = SEARCH_BUDGET;
-    for depth in 1..=max {
-        let mut found = Vec::new();
-        let mut path = Vec::new();
-        if !explain(pos, phys, search, depth, &mut path, &mut found, &mut budget) {
-            return None;
-        }
-        if !found.is_empty() {
-            return Some(found);
-        }
-    }
-    Some(Vec::new())
+    let mut found = Vec::new();
+    let mut path = Vec::new();
+    let ctx = Ctx {
+        phys,
+        search,
+        promotion,
+    };
+    explain(pos, &ctx, depth, &mut path, &mut found, budget).then_some(found)
+}
+
+struct Ctx<'a> {
+    phys: &'a Physical,
+    search: Search,
+    promotion: Role,
 }
 
 /// Depth-first search of sequences of exactly `left` more moves; false when out of budget.
 fn explain(
     pos: &Chess,
-    phys: &Physical,
-    search: Search,
+    ctx: &Ctx,
     left: usize,
     path: &mut Vec<Move>,
     found: &mut Vec<Vec<Move>>,
     budget: &mut usize,
 ) -> bool {
+    let phys = ctx.phys;
     let target = phys.occupied();
     for m in pos.legal_moves() {
         if *budget == 0 {
             return false;
         }
         *budget -= 1;
+        if m.promotion().is_some_and(|r| r != ctx.promotion) && !phys.ids() {
+            continue;
+        }
         let flips = flipped(pos, &m);
-        if let Search::Seen(changed) = search {
+        if let Search::Seen(changed) = ctx.search {
             if !(flips & !changed).is_empty() {
                 continue;
             }
@@ -370,20 +379,21 @@ fn explain(
         next.play_unchecked(m);
         let diff = next.board().occupied() ^ target;
         // A move changes at most four squares (castling): what is left must fit in the moves
-        // left.
-        if diff.count() > 4 * (left - 1) + usize::from(search != Search::Stood) * 4 {
+        // left (and, read at once, the next player's move under way).
+        let slack = if ctx.search == Search::Stood { 0 } else { 4 };
+        if diff.count() > 4 * (left - 1) + slack {
             continue;
         }
         path.push(m);
         if left == 1 {
-            let explained = match search {
+            let explained = match ctx.search {
                 Search::Seen(_) => in_progress(&next, phys),
                 Search::Stood => phys.shows(next.board()),
             };
             if explained {
                 found.push(path.clone());
             }
-        } else if !explain(&next, phys, search, left - 1, path, found, budget) {
+        } else if !explain(&next, ctx, left - 1, path, found, budget) {
             return false;
         }
         path.pop();
@@ -392,7 +402,8 @@ fn explain(
 }
 
 /// When each move of `seq` (from `start`) was made, as the board showed it, and whether the
-/// board can have shown them in that order. Each change a move makes is matched with the
+/// board can have shown them in that order, with what it shows beyond them (`board`, the
+/// occupancy now: the next player's move under way) after them. Each change a move makes is matched with the
 /// square's next change of that kind in `seen`. A move is complete at its last change: known
 /// for a change seen alone; for one seen together with others (a whole-board report, perhaps
 /// after a lost reading), only known to be by then. The moves are dated as early as that
@@ -402,13 +413,15 @@ pub fn ply_times(
     start: &Chess,
     seq: &[Move],
     seen: &[Seen],
+    board: Bitboard,
     lenient: bool,
-) -> Option<(Vec<Millis>, bool)> {
+) -> Option<Timing> {
     let mut pos = start.clone();
     let mut cursor: Millis = 0;
     let mut in_order = true;
     // Per square, how far its changes have been matched.
     let mut used = [0usize; 64];
+    let mut matched = Vec::new();
     let mut times = Vec::with_capacity(seq.len());
     for m in seq {
         let flips = flipped(&pos, m);
@@ -429,6 +442,7 @@ pub fn ply_times(
             {
                 Some(k) => {
                     let s = seen[used[i] + k];
+                    matched.push(used[i] + k);
                     used[i] += k + 1;
                     hi = hi.max(s.t);
                     if !s.late {
@@ -439,21 +453,75 @@ pub fn ply_times(
                 None => return None,
             }
         }
+        // A captured piece taken off and the capturing piece set down in its place: the
+        // square's lift and placement, when the board showed them, are the capture's.
+        if let Move::Normal {
+            capture: Some(_),
+            to,
+            ..
+        } = *m
+        {
+            let i = to as usize;
+            let lift = seen[used[i]..]
+                .iter()
+                .position(|s| s.square == to && s.what == Trace::Lifted)
+                .map(|k| used[i] + k);
+            let place = lift.and_then(|l| {
+                seen[l + 1..]
+                    .iter()
+                    .position(|s| s.square == to && s.what == Trace::Placed)
+                    .map(|k| l + 1 + k)
+            });
+            if let (Some(l), Some(p)) = (lift, place) {
+                matched.extend([l, p]);
+                used[i] = p + 1;
+                hi = hi.max(seen[p].t);
+                if !seen[p].late {
+                    lo = lo.max(seen[p].t);
+                }
+            }
+        }
         let t = cursor.max(lo);
         in_order &= t <= hi.max(lo);
         cursor = t;
         times.push(t);
     }
-    Some((times, in_order))
+    // What the board shows beyond the moves (the next player's move under way) came after them.
+    for sq in pos.board().occupied() ^ board {
+        let last = seen
+            .iter()
+            .rev()
+            .find(|s| s.square == sq && s.what != Trace::Glitch);
+        if last.is_some_and(|s| !s.late && s.t < cursor) {
+            in_order = false;
+        }
+    }
+    matched.sort_unstable();
+    Some(Timing {
+        times,
+        in_order,
+        matched,
+    })
+}
+
+/// When the moves of a sequence were made, as the board showed them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Timing {
+    /// Each move's time.
+    pub times: Vec<Millis>,
+    /// The board can have shown the moves in this order.
+    pub in_order: bool,
+    /// The observations the moves account for (indices into `seen`, ascending).
+    pub matched: Vec<usize>,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::engine::debounce::Change;
-    use shakmaty::Board;
     use shakmaty::fen::Fen;
     use shakmaty::san::San;
+    use shakmaty::Board;
     use shakmaty::CastlingMode;
 
     fn pos(fen: &str) -> Chess {
@@ -497,15 +565,22 @@ mod tests {
         let changed: Bitboard = [Square::E2, Square::E4, Square::E7, Square::E5]
             .into_iter()
             .collect();
-        let found = explanations(&start, &phys, Search::Seen(changed), 4).unwrap();
-        assert_eq!(found, vec![moves.clone()]);
-        assert_eq!(
-            explanations(&start, &phys, Search::Stood, 4).unwrap(),
-            vec![moves]
-        );
+        let at = |search, depth| {
+            explanations(
+                &start,
+                &phys,
+                search,
+                Role::Queen,
+                depth,
+                &mut SEARCH_BUDGET.clone(),
+            )
+            .unwrap()
+        };
+        assert!(at(Search::Seen(changed), 1).is_empty());
+        assert_eq!(at(Search::Seen(changed), 2), vec![moves.clone()]);
+        assert_eq!(at(Search::Stood, 2), vec![moves]);
         // Nothing seen changing: nothing explains it.
-        let found = explanations(&start, &phys, Search::Seen(Bitboard::EMPTY), 4).unwrap();
-        assert!(found.is_empty());
+        assert!(at(Search::Seen(Bitboard::EMPTY), 2).is_empty());
     }
 
     #[test]
@@ -521,7 +596,15 @@ mod tests {
             Verdict::Unexplained
         );
         let changed: Bitboard = [Square::E4, Square::D8].into_iter().collect();
-        let found = explanations(&p, &phys, Search::Seen(changed), 4).unwrap();
+        let found = explanations(
+            &p,
+            &phys,
+            Search::Seen(changed),
+            Role::Queen,
+            1,
+            &mut SEARCH_BUDGET.clone(),
+        )
+        .unwrap();
         let (_, exd5) = after(&p, &["exd5"]);
         assert_eq!(found, vec![exd5]);
     }
@@ -546,20 +629,34 @@ mod tests {
             t(700, Square::B8, Trace::Lifted),
             t(800, Square::C6, Trace::Placed),
         ];
+        let (end, _) = after(&start, &["Nf3", "Nf6", "Nc3", "Nc6"]);
+        let board = end.board().occupied();
+        let timing = |seq: &[Move], seen: &[Seen], lenient| {
+            ply_times(&start, seq, seen, board, lenient).map(|t| (t.times, t.in_order))
+        };
         assert_eq!(
-            ply_times(&start, &moves, &seen, false),
+            timing(&moves, &seen, false),
             Some((vec![200, 400, 600, 800], true))
         );
+        // Two moves, and the next two under way: in order only if what is under way came
+        // after them.
+        let two = ply_times(&start, &moves[..2], &seen, board, false).unwrap();
+        assert_eq!(two.matched, vec![0, 1, 2, 3]);
+        assert!(two.in_order);
+        let (_, nc3) = after(&start, &["Nc3"]);
+        let late = ply_times(&start, &nc3, &seen, board, false).unwrap();
+        assert!(!late.in_order, "g1 and f3 changed before Nc3 was made");
         let (_, swapped) = after(&start, &["Nc3", "Nf6", "Nf3", "Nc6"]);
         assert_eq!(
-            ply_times(&start, &swapped, &seen, false),
+            timing(&swapped, &seen, false),
             Some((vec![600, 600, 600, 800], false))
         );
         let (_, unseen) = after(&start, &["Nh3", "Nf6", "Nc3", "Nc6"]);
-        assert_eq!(ply_times(&start, &unseen, &seen, false), None);
+        assert_eq!(timing(&unseen, &seen, false), None);
+        // Knight on h3 instead of f3: f3 is left over, changed before the moves were done.
         assert_eq!(
-            ply_times(&start, &unseen, &seen, true),
-            Some((vec![100, 400, 600, 800], true))
+            timing(&unseen, &seen, true),
+            Some((vec![100, 400, 600, 800], false))
         );
         // Nf3's changes seen only in a whole-board report at 900 (its readings lost): it can
         // have come first.
@@ -570,7 +667,7 @@ mod tests {
         }
         late.sort_by_key(|s| s.t);
         assert_eq!(
-            ply_times(&start, &moves, &late, false),
+            timing(&moves, &late, false),
             Some((vec![0, 400, 600, 800], true))
         );
     }

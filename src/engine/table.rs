@@ -162,12 +162,7 @@ impl Table {
     }
 
     /// A game taken up again from the record, on every board.
-    pub fn resume(
-        &mut self,
-        t: Millis,
-        game: &Resumed,
-        out: &mut Vec<(usize, Event)>,
-    ) -> usize {
+    pub fn resume(&mut self, t: Millis, game: &Resumed, out: &mut Vec<(usize, Event)>) -> usize {
         // Whose move it is once the recorded moves are made: his board leads.
         let turn = if game.moves.len() % 2 == 1 {
             !game.start.turn()

@@ -140,14 +140,29 @@ mod tests {
     #[test]
     fn simultaneous_touches_put_own_pieces_and_the_king_first() {
         let mut t = Turn::default();
-        t.touch(touch(Square::D5, Color::Black, Role::Pawn, 10), Color::White);
-        t.touch(touch(Square::A1, Color::White, Role::Rook, 10), Color::White);
-        t.touch(touch(Square::E1, Color::White, Role::King, 10), Color::White);
-        t.touch(touch(Square::G1, Color::White, Role::Knight, 20), Color::White);
+        t.touch(
+            touch(Square::D5, Color::Black, Role::Pawn, 10),
+            Color::White,
+        );
+        t.touch(
+            touch(Square::A1, Color::White, Role::Rook, 10),
+            Color::White,
+        );
+        t.touch(
+            touch(Square::E1, Color::White, Role::King, 10),
+            Color::White,
+        );
+        t.touch(
+            touch(Square::G1, Color::White, Role::Knight, 20),
+            Color::White,
+        );
         let order: Vec<Square> = t.touches.iter().map(|x| x.square).collect();
         assert_eq!(order, vec![Square::E1, Square::A1, Square::D5, Square::G1]);
         // A later touch never goes before an earlier one, whatever it is.
-        t.touch(touch(Square::E8, Color::Black, Role::King, 30), Color::White);
+        t.touch(
+            touch(Square::E8, Color::Black, Role::King, 30),
+            Color::White,
+        );
         assert_eq!(t.touches.last().map(|x| x.square), Some(Square::E8));
     }
 }
