@@ -482,6 +482,16 @@ impl Engine {
         }
         // With no debounce a change is due at once.
         self.advance(t, out);
+        // A trace with no change: it may say that the piece in the hand made its capture.
+        if self.note_glitches()
+            && self.phase == Phase::Moving
+            && self.alt.is_none()
+            && self.mismatch.due.is_none()
+            && !self.passive()
+            && self.traced_capture_in_hand()
+        {
+            self.mismatch.due = Some(self.now.saturating_add(self.s.mismatch_ms));
+        }
     }
 
     /// The board's link changed (a driver reports it): said, so a blind player knows.
@@ -545,10 +555,12 @@ impl Engine {
                     self.alt = None;
                     self.turn.deferred_since = None;
                     self.phase = Phase::Moving;
-                    // What looked like an illegal move may have been legal moves made quicker
-                    // than the board could show them: a legal story comes first.
-                    if matches!(h.held, Held::Illegal(..))
-                        && self.recover(Search::Seen(self.turn.changed()), out)
+                    // The held move complete and the opponent at work, if that is what the board
+                    // shows; else the moves that explain it from the last agreed position (the
+                    // held move need not be among them: a reading lost on its way on, or what
+                    // looked like an illegal move made of two legal ones).
+                    if !self.explained_after(&h)
+                        && self.recover(Search::Seen(self.turn.changed()), Some(&h), out)
                     {
                         return;
                     }
@@ -576,9 +588,10 @@ impl Engine {
         self.evaluate(out);
     }
 
-    /// Takes a batch of changes into the physical board and the turn's observations.
-    fn observe(&mut self, batch: &[Change]) {
-        for (t, sq) in self.deb.take_glitches() {
+    /// Takes the debouncer's glitches into the turn's observations; says whether there were any.
+    fn note_glitches(&mut self) -> bool {
+        let glitches = self.deb.take_glitches();
+        for &(t, sq) in &glitches {
             // (Never before what was read already: a glitch is no touch.)
             let at = self
                 .turn
@@ -595,6 +608,12 @@ impl Engine {
                 },
             );
         }
+        !glitches.is_empty()
+    }
+
+    /// Takes a batch of changes into the physical board and the turn's observations.
+    fn observe(&mut self, batch: &[Change]) {
+        self.note_glitches();
         for c in batch {
             self.phys.apply(c);
             self.turn.seen.push(Seen {
@@ -761,6 +780,34 @@ impl Engine {
         held.filter(|h| matches!(h.held, Held::Move(_) | Held::Takeback(_)))
     }
 
+    /// The board is explained once the held move is taken at its time, and what the board did
+    /// after it read as the opponent's (never so for an illegal move: that must be put back).
+    fn explained_after(&self, h: &Hold) -> bool {
+        let m = match h.held {
+            Held::Move(m) => m,
+            Held::Promotion(m) => with_promotion(
+                m,
+                self.turn.promo_choice.unwrap_or(self.s.promotion_default),
+            ),
+            Held::Illegal(..) | Held::Takeback(_) => return false,
+        };
+        let mut pos = self.game.pos.clone();
+        pos.play_unchecked(m);
+        let lifted: Bitboard = self
+            .turn
+            .seen
+            .iter()
+            .filter(|s| s.t > h.since && s.what == Trace::Lifted)
+            .map(|s| s.square)
+            .collect();
+        let vacated = lifted & pos.board().occupied();
+        // (An illegal move by the opponent at once is no explanation to prefer.)
+        !matches!(
+            classify(&pos, &self.phys, vacated, self.last_change),
+            Verdict::Unexplained | Verdict::Illegal { .. }
+        )
+    }
+
     /// Settles a hold the engine chose to wait for (not the clock button's), and an
     /// alternative still open, at their times: a new game.
     pub(super) fn settle_pending(&mut self, out: &mut Vec<Event>) {
@@ -895,7 +942,7 @@ impl Engine {
         }
         // Moves the board was not seen making: a legal explanation comes before an illegal one.
         if matches!(verdict, Verdict::Unexplained | Verdict::Illegal { .. })
-            && self.recover(Search::Seen(self.turn.changed()), out)
+            && self.recover(Search::Seen(self.turn.changed()), None, out)
         {
             return;
         }
@@ -920,9 +967,43 @@ impl Engine {
                 self.mismatch.due = None;
                 self.illegal_attempt(from, to, out);
             }
-            Verdict::InProgress => self.mismatch.due = None,
+            Verdict::InProgress => {
+                // A piece in the hand is no mismatch, however long; but one whose capture left
+                // a trace (the captured piece swept off quicker than the debounce time) is
+                // taken as made once the board has stood so.
+                self.mismatch.due = self
+                    .traced_capture_in_hand()
+                    .then(|| self.now.saturating_add(self.s.mismatch_ms));
+            }
             _ => self.mismatch.due = Some(self.now.saturating_add(self.s.mismatch_ms)),
         }
+    }
+
+    /// One piece of the player to move is off the board, nothing else differs, and a capture it
+    /// can make left a trace on the captured piece's square after it was lifted.
+    fn traced_capture_in_hand(&self) -> bool {
+        let pos = &self.game.pos;
+        let missing = pos.board().occupied() & !self.phys.occupied();
+        let (Some(from), true) = (missing.first(), missing.count() == 1) else {
+            return false;
+        };
+        if !pos.us().contains(from)
+            || self.phys.occupied() & !pos.board().occupied() != Bitboard::EMPTY
+        {
+            return false;
+        }
+        let Some(lifted) = self.turn.last_change(from) else {
+            return false;
+        };
+        pos.legal_moves().iter().any(|m| {
+            m.from() == Some(from)
+                && m.is_capture()
+                && self
+                    .turn
+                    .seen
+                    .iter()
+                    .any(|s| s.square == m.to() && s.what == Trace::Glitch && s.t > lifted)
+        })
     }
 
     /// Two boards: is the opponent's move `m` executed on this board yet?
@@ -1046,8 +1127,14 @@ impl Engine {
 
     /// Looks for legal moves the board was not seen making that explain it; takes them when
     /// they are one story (one sequence, or several with the same moves), and says whether it
-    /// did.
-    pub(super) fn recover(&mut self, search: Search, out: &mut Vec<Event>) -> bool {
+    /// did. A held move the story begins with was seen: it is taken at its time, not as
+    /// recovered.
+    pub(super) fn recover(
+        &mut self,
+        search: Search,
+        held: Option<&Hold>,
+        out: &mut Vec<Event>,
+    ) -> bool {
         if let Search::Seen(changed) = search {
             // A board changing everywhere is not a few moves.
             if changed.count() > 16 {
@@ -1113,8 +1200,17 @@ impl Engine {
                 self.at(t.min(self.now), |e| e.evaluate(out));
                 return true;
             }
-            let t = t.min(self.now);
-            self.at(t, |e| e.record(*m, true, out));
+            let seen_made = i == 0
+                && held.is_some_and(|h| match h.held {
+                    Held::Move(hm) => hm == *m,
+                    Held::Promotion(hm) => hm.from() == m.from() && hm.to() == m.to(),
+                    _ => false,
+                });
+            let t = match held {
+                Some(h) if seen_made => h.since,
+                _ => t,
+            };
+            self.at(t.min(self.now), |e| e.record(*m, !seen_made, out));
             if self.phase == Phase::Over {
                 return true;
             }

@@ -5,7 +5,7 @@ use shakmaty::{ByColor, Color};
 
 use super::arbiter::{Engine, Phase};
 use super::event::{Event, EventKind, Millis};
-use super::recognise::Search;
+use super::recognise::{Search, Verdict};
 
 /// What falls due. When several fall due at once, they are handled in this order.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -88,7 +88,11 @@ impl Engine {
                 // A board that stood unexplained: moves made unseen, if one story explains it.
                 let recoverable =
                     self.phase == Phase::Moving && self.alt.is_none() && !self.passive();
-                if !(recoverable && self.recover(Search::Stood, out)) {
+                if recoverable && self.recover(Search::Stood, None, out) {
+                    return;
+                }
+                // (A piece in the hand that stood with a trace of a capture is no mismatch.)
+                if !(recoverable && self.verdict() == Verdict::InProgress) {
                     self.report_mismatch(out);
                 }
             }
