@@ -79,6 +79,8 @@ pub(super) enum Held {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(super) struct Mismatch {
     pub due: Option<Millis>,
+    /// Since when nothing explains the board (in the player to move's turn).
+    pub since: Option<Millis>,
     pub reported: Option<(Bitboard, Bitboard)>,
     /// An illegal move or a mismatch was reported: say so when the board is right again.
     pub owe_restored: bool,
@@ -560,7 +562,7 @@ impl Engine {
                     // held move need not be among them: a reading lost on its way on, or what
                     // looked like an illegal move made of two legal ones).
                     if !self.explained_after(&h)
-                        && self.recover(Search::Seen(self.turn.changed()), Some(&h), out)
+                        && self.recover(Search::Seen(self.turn.changed()), false, Some(&h), out)
                     {
                         return;
                     }
@@ -941,10 +943,21 @@ impl Engine {
             }
         }
         // Moves the board was not seen making: a legal explanation comes before an illegal one.
+        // Once nothing has explained the board for the mismatch delay, while the players go
+        // on, a story need not be the one the board showed in its order.
+        let long = self
+            .mismatch
+            .since
+            .is_some_and(|t| self.now.saturating_sub(t) >= self.s.mismatch_ms);
         if matches!(verdict, Verdict::Unexplained | Verdict::Illegal { .. })
-            && self.recover(Search::Seen(self.turn.changed()), None, out)
+            && self.recover(Search::Seen(self.turn.changed()), long, None, out)
         {
             return;
+        }
+        if verdict == Verdict::Unexplained {
+            self.mismatch.since.get_or_insert(self.now);
+        } else {
+            self.mismatch.since = None;
         }
         match verdict {
             Verdict::Partial { from, to } => {
@@ -1132,6 +1145,7 @@ impl Engine {
     pub(super) fn recover(
         &mut self,
         search: Search,
+        lenient: bool,
         held: Option<&Hold>,
         out: &mut Vec<Event>,
     ) -> bool {
@@ -1142,7 +1156,6 @@ impl Engine {
             }
         }
         let start = self.game.pos.clone();
-        let lenient = search == Search::Stood;
         let mut budget = recognise::SEARCH_BUDGET;
         let mut story = None;
         for depth in 1..=RECOVERY_PLIES {
@@ -1160,11 +1173,11 @@ impl Engine {
                         .map(|timing| Story { seq, timing })
                 })
                 // Read at once, a story must be one the board can have shown in its order; a
-                // board that has stood unexplained takes any.
+                // board that has long been unexplained takes any.
                 .filter(|s: &Story| lenient || s.timing.in_order)
                 .collect();
             if !timed.is_empty() {
-                story = one_story(&start, timed, self.turn.traced());
+                story = one_story(timed);
                 break;
             }
         }
@@ -1357,36 +1370,19 @@ struct Story {
 }
 
 /// Of the sequences that explain the board, the one story, if there is one: a single
-/// sequence; else the only one the board showed in its order; else the only one whose captures
-/// left a trace on the board (`traced`: the captured piece's square seen or glitching); else,
-/// when all are the same moves in other orders, the first.
-fn one_story(start: &Chess, mut found: Vec<Story>, traced: Bitboard) -> Option<Story> {
+/// sequence; else the only one the board showed in its order; else the only one whose
+/// captures all left a trace on the board; else, when all are the same moves in other orders,
+/// the first.
+fn one_story(mut found: Vec<Story>) -> Option<Story> {
     found.dedup_by(|a, b| a.seq == b.seq);
+    if found.len() > 1 && found.iter().any(|s| s.timing.in_order) {
+        found.retain(|s| s.timing.in_order);
+    }
+    if let Some(fewest) = found.iter().map(|s| s.timing.untraced).min() {
+        found.retain(|s| s.timing.untraced == fewest);
+    }
     if found.len() <= 1 {
         return found.pop();
-    }
-    let in_order: Vec<&Story> = found.iter().filter(|s| s.timing.in_order).collect();
-    if in_order.len() == 1 {
-        return Some(in_order[0].clone());
-    }
-    let traced_captures = |seq: &[Move]| {
-        let mut pos = start.clone();
-        seq.iter().all(|m| {
-            let ok = match *m {
-                Move::Normal {
-                    capture: Some(_),
-                    to,
-                    ..
-                } => traced.contains(to),
-                _ => true,
-            };
-            pos.play_unchecked(*m);
-            ok
-        })
-    };
-    let with_traces: Vec<&Story> = found.iter().filter(|s| traced_captures(&s.seq)).collect();
-    if with_traces.len() == 1 {
-        return Some(with_traces[0].clone());
     }
     let key = |seq: &[Move]| {
         let mut v: Vec<String> = seq.iter().map(|m| format!("{m:?}")).collect();

@@ -422,6 +422,7 @@ pub fn ply_times(
     // Per square, how far its changes have been matched.
     let mut used = [0usize; 64];
     let mut matched = Vec::new();
+    let mut untraced = 0;
     let mut times = Vec::with_capacity(seq.len());
     for m in seq {
         let flips = flipped(&pos, m);
@@ -479,6 +480,12 @@ pub fn ply_times(
                 if !seen[p].late {
                     lo = lo.max(seen[p].t);
                 }
+            } else if !seen
+                .iter()
+                .any(|s| s.square == to && s.what == Trace::Glitch && s.t >= cursor)
+            {
+                // Nothing on the board says the captured piece left.
+                untraced += 1;
             }
         }
         let t = cursor.max(lo);
@@ -501,6 +508,7 @@ pub fn ply_times(
         times,
         in_order,
         matched,
+        untraced,
     })
 }
 
@@ -513,6 +521,9 @@ pub struct Timing {
     pub in_order: bool,
     /// The observations the moves account for (indices into `seen`, ascending).
     pub matched: Vec<usize>,
+    /// Captures of which the board showed nothing: neither the captured piece's square seen
+    /// empty nor a glitch there.
+    pub untraced: usize,
 }
 
 #[cfg(test)]

@@ -88,7 +88,7 @@ impl Engine {
                 // A board that stood unexplained: moves made unseen, if one story explains it.
                 let recoverable =
                     self.phase == Phase::Moving && self.alt.is_none() && !self.passive();
-                if recoverable && self.recover(Search::Stood, None, out) {
+                if recoverable && self.recover(Search::Stood, true, None, out) {
                     return;
                 }
                 // (A piece in the hand that stood with a trace of a capture is no mismatch.)
