@@ -345,6 +345,74 @@ fn sample_phrases(phrases: &Phrases) -> Vec<String> {
     out
 }
 
+/// Every game of the PGN files, with its start.
+fn games_of(files: &[PathBuf]) -> Result<Vec<(Chess, Vec<shakmaty::Move>)>, Fail> {
+    let mut games = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(f)
+            .map_err(|e| Fail(1, format!("cannot read {}: {e}", f.display())))?;
+        let parsed = pgn::parse(&text).map_err(|e| Fail(1, format!("{}: {e}", f.display())))?;
+        games.extend(parsed.into_iter().map(|g| (g.start, g.moves)));
+    }
+    Ok(games)
+}
+
+/// The minimum reply times of `bench tempo`'s table.
+const MIN_REPLIES_MS: [u64; 5] = [40, 80, 120, 200, 300];
+
+pub fn bench_tempo(files: &[PathBuf]) -> Result<(), Fail> {
+    let games = games_of(files)?;
+    let settings = chessboardd::engine::Settings::default();
+    let started = std::time::Instant::now();
+    let clean = sim::tempo_table(&settings, &games, &MIN_REPLIES_MS, false);
+    let lossy = sim::tempo_table(&settings, &games, &MIN_REPLIES_MS, true);
+    let pct = |a: usize, b: usize| 100.0 * a as f64 / b.max(1) as f64;
+    println!(
+        "| reply from | games read exactly | moves read exactly | with losses: games | moves |"
+    );
+    println!("| --- | --- | --- | --- | --- |");
+    for (c, l) in clean.iter().zip(&lossy) {
+        println!(
+            "| {} ms | {}/{} | {}/{} ({:.2}%) | {}/{} | {}/{} ({:.2}%) |",
+            c.min_reply_ms,
+            c.games_exact,
+            c.games,
+            c.moves_exact,
+            c.moves,
+            pct(c.moves_exact, c.moves),
+            l.games_exact,
+            l.games,
+            l.moves_exact,
+            l.moves,
+            pct(l.moves_exact, l.moves),
+        );
+    }
+    eprintln!(
+        "{} games, each at {} tempos, twice, in {:.1} s",
+        games.len(),
+        MIN_REPLIES_MS.len(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+pub fn bench_script(
+    files: &[PathBuf],
+    reply_ms: u64,
+    losses: bool,
+    limit: Option<usize>,
+) -> Result<(), Fail> {
+    let mut games = games_of(files)?;
+    if let Some(n) = limit {
+        games.truncate(n);
+    }
+    let script = sim::tempo_script(&games, reply_ms, losses);
+    std::io::stdout()
+        .lock()
+        .write_all(script.as_bytes())
+        .map_err(|e| Fail(1, format!("cannot write the script: {e}")))
+}
+
 pub fn bench_latency(speech: Option<&str>, runs: usize, lang: Option<&str>) -> Result<(), Fail> {
     let (cfg, phrases) = phrases_for(lang, None)?;
     let mut sc = cfg.speech.clone();

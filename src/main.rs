@@ -24,6 +24,32 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum BenchCommand {
+    /// How many games and moves the engine reads exactly when people play quickly: each game
+    /// played on the simulated board with the opponent answering 40, 80, 120, 200 and 300 ms
+    /// after the release at the quickest, without and with sensor losses (a Markdown table)
+    Tempo {
+        /// The games (PGN files, every game of each)
+        #[arg(required = true, value_name = "GAMES.pgn")]
+        pgn: Vec<PathBuf>,
+    },
+    /// Write a replay script of games played at people's tempo to standard output (each game
+    /// after a comment with its moves), for comparing readers of a board
+    Script {
+        /// The opponent's first lift comes this long after the mover's release, at the
+        /// quickest (ms); at the slowest 700 ms
+        #[arg(long, default_value_t = 40, value_name = "MS")]
+        reply_ms: u64,
+        /// Lose 1% of the readings (seen again in the board's next whole-board report) and
+        /// sweep 5% of the captured pieces off quicker than the debounce time
+        #[arg(long)]
+        losses: bool,
+        /// Only the first N games
+        #[arg(long, value_name = "N")]
+        games: Option<usize>,
+        /// The games (PGN files, every game of each)
+        #[arg(required = true, value_name = "GAMES.pgn")]
+        pgn: Vec<PathBuf>,
+    },
     /// CPU used by the GPIO scanner on an idle board (simulated pins), for each wiring
     Gpio {
         /// How long to scan each wiring
@@ -318,6 +344,18 @@ fn main() -> ExitCode {
             *reconnects,
         ),
         Command::BoardTest { board, seconds } => commands::board_test(board, *seconds),
+        Command::Bench {
+            what: BenchCommand::Tempo { pgn },
+        } => commands::bench_tempo(pgn),
+        Command::Bench {
+            what:
+                BenchCommand::Script {
+                    reply_ms,
+                    losses,
+                    games,
+                    pgn,
+                },
+        } => commands::bench_script(pgn, *reply_ms, *losses, *games),
         Command::Bench {
             what: BenchCommand::Latency { speech, runs, lang },
         } => commands::bench_latency(speech.as_deref(), *runs, lang.as_deref()),

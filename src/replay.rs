@@ -1,4 +1,4 @@
-//! `chessboardd replay`: event scripts in, game events out (spec/replay.md).
+//! `chessboardd replay`: event scripts in, game events out (docs/replay.md).
 //!
 //! The whole script is parsed before anything runs, so a malformed script prints nothing but
 //! its error. Running it feeds the same engine the daemon uses, in simulated time.

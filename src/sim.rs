@@ -534,3 +534,73 @@ pub fn write_script(
         };
     }
 }
+
+/// How well the engine reads games at people's tempo, for one minimum reply time.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct TempoRow {
+    pub min_reply_ms: Millis,
+    pub games: usize,
+    pub games_exact: usize,
+    pub moves: usize,
+    pub moves_exact: usize,
+}
+
+/// The gestures of game number `i` at people's tempo: every physical order, bounce and sensor
+/// quirk, the opponent answering from `min_reply_ms` on, and sensor losses if asked.
+pub fn people(i: usize, min_reply_ms: Millis, losses: bool) -> Gestures {
+    Gestures {
+        seed: i as u64,
+        vary_order: true,
+        bounce: true,
+        quirks: true,
+        tempo: Some(Tempo::people(min_reply_ms)),
+        losses,
+    }
+}
+
+/// Plays every game at people's tempo with each minimum reply time, and counts what the engine
+/// read exactly (the README's table).
+pub fn tempo_table(
+    settings: &crate::engine::Settings,
+    games: &[(Chess, Vec<Move>)],
+    min_replies: &[Millis],
+    losses: bool,
+) -> Vec<TempoRow> {
+    min_replies
+        .iter()
+        .map(|&min| {
+            let mut row = TempoRow {
+                min_reply_ms: min,
+                ..TempoRow::default()
+            };
+            for (i, (start, moves)) in games.iter().enumerate() {
+                let read = read_game(settings, start, moves, &people(i, min, losses));
+                row.games += 1;
+                row.games_exact += usize::from(read.exact);
+                row.moves += read.moves;
+                row.moves_exact += read.moves_exact;
+            }
+            row
+        })
+        .collect()
+}
+
+/// A `chessboardd replay` script of `games` played one after the other at people's tempo (each
+/// game with the gestures [`people`] gives it): before each, a comment with its moves in UCI
+/// (`# game N: e2e4 e7e5 ...`), then its `setup` and inputs.
+pub fn tempo_script(games: &[(Chess, Vec<Move>)], min_reply_ms: Millis, losses: bool) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let mut t: Millis = 0;
+    for (i, (start, moves)) in games.iter().enumerate() {
+        let ucis: Vec<String> = moves
+            .iter()
+            .map(|m| m.to_uci(shakmaty::CastlingMode::Standard).to_string())
+            .collect();
+        let _ = writeln!(out, "# game {}: {}", i + 1, ucis.join(" "));
+        let inputs = game_inputs(start, moves, &people(i, min_reply_ms, losses), t + 1000);
+        write_script(&mut out, start, t, &inputs);
+        t = inputs.last().map_or(t + 1000, |(u, _)| *u) + 2000;
+    }
+    out
+}

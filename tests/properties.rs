@@ -401,7 +401,7 @@ fn parse_fen(fen: &str) -> Result<Chess, TestCaseError> {
 /// No panic happened (we got here); the record is a legal game; events are in time order; and
 /// the `move` / `takeback` events tell exactly the story of the final record.
 fn check_invariants(engine: &Engine, events: &[Event]) -> Result<(), TestCaseError> {
-    // Time order (spec/replay.md: "in time order").
+    // Time order (docs/replay.md: "in time order").
     for w in events.windows(2) {
         prop_assert!(
             w[0].t <= w[1].t,
@@ -848,7 +848,7 @@ fn timed(steps: &[(Millis, &str)]) -> Inputs {
         .collect()
 }
 
-/// Events must come out in time order (spec/replay.md: "in time order"). After a promotion the
+/// Events must come out in time order (docs/replay.md: "in time order"). After a promotion the
 /// lift of the new piece may be the promoting player's swap; when the next change shows it was
 /// the opponent's touch, that touch must not be dated before events that came in between (here
 /// the answer to `press repeat`). Regression test for a bug the properties found.

@@ -1,5 +1,5 @@
 //! Game events: what the engine tells the outside world. Their JSON form is the
-//! `chessboardd replay` contract (spec/replay.md), so names here are part of the interface.
+//! `chessboardd replay` contract (docs/replay.md), so names here are part of the interface.
 
 use serde::Serialize;
 use shakmaty::{Color, Role, Square};

@@ -1,4 +1,4 @@
-//! What the daemon says, word by word (spec/speech.md). Pure: text in, text out.
+//! What the daemon says, word by word (docs/speech.md). Pure: text in, text out.
 //!
 //! A [`Words`] table holds every word of one language; [`Phrases`] builds announcements from it.
 //! Move announcements follow the SAN token by token so that disambiguation, captures, promotion
@@ -1008,7 +1008,7 @@ mod tests {
 
     const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
-    /// The SAN table of spec/speech.md: a position for each row, and the words in every
+    /// The SAN table of docs/speech.md: a position for each row, and the words in every
     /// language, written out by hand from the spec's word tables.
     const TABLE: [(&str, &str, [&str; 4]); 13] = [
         (

@@ -1,4 +1,4 @@
-//! The announcement queue (spec/speech.md, "Priorities"). Pure: the speech thread asks it what to
+//! The announcement queue (docs/speech.md, "Priorities"). Pure: the speech thread asks it what to
 //! say next and whether a new announcement interrupts the one being spoken.
 //!
 //! - A move announcement is never dropped while its move stands; one whose move was taken back
