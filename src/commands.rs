@@ -143,14 +143,17 @@ pub fn replay(flags: &GameFlags, pgn_out: Option<&PathBuf>, script: &str) -> Res
         replay::parse_script(&text, &cfg.boards).map_err(|e| Fail(EXIT_SCRIPT, e.to_string()))?;
     let settings = cfg.settings;
     let stdout = std::io::stdout();
-    let mut w = BufWriter::new(stdout.lock());
+    let mut w = BufWriter::with_capacity(1 << 20, stdout.lock());
     let mut broken = false;
     // With several boards every event says on which board it happened.
     let names = cfg.boards.clone();
+    let mut line = Vec::with_capacity(512);
     let engine = replay::run_boards(&lines, settings, &cfg.players, |b, e| {
         let board = (names.len() > 1).then(|| names.get(b).map_or("", String::as_str));
-        let json = e.to_json_on(board);
-        if !broken && writeln!(w, "{json}").is_err() {
+        line.clear();
+        e.write_json(&mut line, board);
+        line.push(b'\n');
+        if !broken && w.write_all(&line).is_err() {
             broken = true;
         }
     });

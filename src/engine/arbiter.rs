@@ -134,6 +134,8 @@ pub struct Engine {
     pub(super) player: Option<Color>,
     /// The link came back: the board's next report may show a capture executed meanwhile.
     pub(super) relinked: bool,
+    /// The changes being read (kept, not made anew for every batch).
+    pub(super) batch: Vec<Change>,
 }
 
 impl Engine {
@@ -160,6 +162,7 @@ impl Engine {
             games_started: 0,
             player: None,
             relinked: false,
+            batch: Vec::new(),
             s,
         }
     }
@@ -261,7 +264,7 @@ impl Engine {
 
     /// Starts a new turn: nothing touched, nothing held.
     pub(super) fn new_turn(&mut self) {
-        self.turn = Turn::default();
+        self.turn.reset();
         self.alt = None;
         self.mismatch.due = None;
         if let Phase::Holding(_) = self.phase {
@@ -483,7 +486,9 @@ impl Engine {
             }
         }
         // With no debounce a change is due at once.
-        self.advance(t, out);
+        if self.deb.next_due().is_some_and(|d| d <= t) {
+            self.advance(t, out);
+        }
         // A trace with no change: it may say that the piece in the hand made its capture.
         if self.note_glitches()
             && self.phase == Phase::Moving
@@ -519,15 +524,15 @@ impl Engine {
     }
 
     /// Changes that became stable at the same moment: what the board did, and what it means.
-    pub(super) fn on_batch(&mut self, batch: Vec<Change>, out: &mut Vec<Event>) {
-        self.observe(&batch);
+    pub(super) fn on_batch(&mut self, batch: &[Change], out: &mut Vec<Event>) {
+        self.observe(batch);
         if self.phase == Phase::Over {
             if self.phys.shows(Chess::default().board()) {
                 self.new_game(self.now, Chess::default(), false, out);
             }
             return;
         }
-        if self.swap(&batch) {
+        if self.swap(batch) {
             return;
         }
         // A takeback waits for the settle time; a change before that either completes a move
@@ -681,7 +686,13 @@ impl Engine {
             .map(|s| s.square)
             .collect();
         let vacated = self.turn.vacated | (pending & pos.board().occupied());
-        classify(pos, &self.phys, vacated, self.last_change)
+        classify(
+            pos,
+            self.game.legal(),
+            &self.phys,
+            vacated,
+            self.last_change,
+        )
     }
 
     /// Reads the lifts not read yet as touches of the player to move, each at its time.
@@ -805,7 +816,13 @@ impl Engine {
         let vacated = lifted & pos.board().occupied();
         // (An illegal move by the opponent at once is no explanation to prefer.)
         !matches!(
-            classify(&pos, &self.phys, vacated, self.last_change),
+            classify(
+                &pos,
+                &recognise::Legal::of(&pos),
+                &self.phys,
+                vacated,
+                self.last_change
+            ),
             Verdict::Unexplained | Verdict::Illegal { .. }
         )
     }
@@ -886,7 +903,9 @@ impl Engine {
                 if self.phys.shows(self.game.pos.board()) {
                     self.phase = Phase::Moving;
                     self.restored(out);
-                } else if diff != refused && !recognise::in_progress(&self.game.pos, &self.phys) {
+                } else if diff != refused
+                    && !recognise::in_progress(&self.game.pos, self.game.legal(), &self.phys)
+                {
                     self.mismatch.due = Some(self.now.saturating_add(self.s.mismatch_ms));
                 } else {
                     self.mismatch.due = None;
@@ -964,7 +983,7 @@ impl Engine {
                 self.mismatch.due = None;
                 // 4.6b binds only a castling the touched pieces allow (not after 4.4b).
                 let pos = &self.game.pos;
-                let castle = pos.legal_moves().into_iter().find(|m| {
+                let castle = self.game.legal().iter().copied().find(|m| {
                     m.from() == Some(from) && recognise::king_to(pos.turn(), m) == Some(to)
                 });
                 if let (None, Some(castle)) = (self.turn.committed, castle) {
@@ -995,6 +1014,9 @@ impl Engine {
     /// One piece of the player to move is off the board, nothing else differs, and a capture it
     /// can make left a trace on the captured piece's square after it was lifted.
     fn traced_capture_in_hand(&self) -> bool {
+        if !self.turn.seen.iter().any(|s| s.what == Trace::Glitch) {
+            return false;
+        }
         let pos = &self.game.pos;
         let missing = pos.board().occupied() & !self.phys.occupied();
         let (Some(from), true) = (missing.first(), missing.count() == 1) else {
@@ -1008,9 +1030,8 @@ impl Engine {
         let Some(lifted) = self.turn.last_change(from) else {
             return false;
         };
-        pos.legal_moves().iter().any(|m| {
-            m.from() == Some(from)
-                && m.is_capture()
+        self.game.legal().from(from).iter().any(|m| {
+            m.is_capture()
                 && self
                     .turn
                     .seen
@@ -1102,7 +1123,12 @@ impl Engine {
     }
 
     pub(super) fn matching_moves(&self) -> Vec<Move> {
-        recognise::matching_moves(&self.game.pos, &self.phys, self.turn.vacated)
+        recognise::matching_moves(
+            &self.game.pos,
+            self.game.legal(),
+            &self.phys,
+            self.turn.vacated,
+        )
     }
 
     /// A piece released where no legal move takes it.
@@ -1154,6 +1180,11 @@ impl Engine {
             if changed.count() > 16 {
                 return false;
             }
+        }
+        // Moves never add pieces (a board that shows the new square before the old one does,
+        // for a moment).
+        if self.phys.occupied().count() > self.game.pos.board().occupied().count() {
+            return false;
         }
         let start = self.game.pos.clone();
         let mut budget = recognise::SEARCH_BUDGET;

@@ -115,28 +115,31 @@ impl Debouncer {
     /// is at `now` or before: changes read at the same moment (a whole-board frame) come out
     /// together, in square order, for they happened at once.
     pub fn pop_due_batch(&mut self, now: Millis) -> Vec<Change> {
+        let mut batch = Vec::new();
+        self.pop_due_into(now, &mut batch);
+        batch
+    }
+
+    /// [`Debouncer::pop_due_batch`] into `batch` (cleared first).
+    pub fn pop_due_into(&mut self, now: Millis, batch: &mut Vec<Change>) {
+        batch.clear();
         let Some(due) = self.next_due().filter(|d| *d <= now) else {
-            return Vec::new();
+            return;
         };
-        let squares: Vec<Square> = self
-            .pending
-            .into_iter()
-            .filter(|&sq| self.since[sq as usize].saturating_add(self.debounce) == due)
-            .collect();
-        squares
-            .into_iter()
-            .map(|sq| {
-                let i = sq as usize;
-                self.pending.discard(sq);
-                self.stable[i] = self.raw[i];
-                Change {
-                    t: due,
-                    square: sq,
-                    state: self.raw[i],
-                    whole: self.whole.contains(sq),
-                }
-            })
-            .collect()
+        for sq in self.pending {
+            let i = sq as usize;
+            if self.since[i].saturating_add(self.debounce) != due {
+                continue;
+            }
+            self.pending.discard(sq);
+            self.stable[i] = self.raw[i];
+            batch.push(Change {
+                t: due,
+                square: sq,
+                state: self.raw[i],
+                whole: self.whole.contains(sq),
+            });
+        }
     }
 
     /// The glitches recorded since the last call, oldest first.

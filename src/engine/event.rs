@@ -208,17 +208,450 @@ fn ser_opt_color<S: serde::Serializer>(c: &Option<Color>, s: S) -> Result<S::Ok,
 impl Event {
     /// One JSON line, as `chessboardd replay` prints it.
     pub fn to_json(&self) -> String {
-        // Serializing plain owned data into a String cannot fail.
-        serde_json::to_string(self).unwrap_or_default()
+        self.to_json_on(None)
     }
 
     /// One JSON line naming the board it happened on (when there are several).
     pub fn to_json_on(&self, board: Option<&str>) -> String {
-        let mut json = self.to_json();
-        if let (Some(name), Some('}')) = (board, json.chars().last()) {
-            json.pop();
-            json.push_str(&format!(",\"board\":{}}}", serde_json::Value::from(name)));
+        let mut out = Vec::with_capacity(256);
+        self.write_json(&mut out, board);
+        // Only UTF-8 is written: the strings as they are, escapes in ASCII.
+        String::from_utf8(out).unwrap_or_default()
+    }
+
+    /// Appends the JSON object (no newline) to `out`: `t`, `type`, the kind's fields in their
+    /// order, then `board` when given. Written by hand, for `replay` writes one for every
+    /// reading that means something; the `Serialize` derive, which says the same, checks it in
+    /// the tests.
+    pub fn write_json(&self, out: &mut Vec<u8>, board: Option<&str>) {
+        let mut j = Json { out };
+        j.out.extend_from_slice(b"{\"t\":");
+        j.raw_num(self.t);
+        j.str("type", self.kind.type_name());
+        match &self.kind {
+            EventKind::GameStart { fen } | EventKind::Restored { fen } => j.str("fen", fen),
+            EventKind::Touched {
+                square,
+                piece,
+                color,
+            } => {
+                j.square("square", *square);
+                j.role("piece", *piece);
+                j.color("color", *color);
+            }
+            EventKind::Move {
+                ply,
+                color,
+                uci,
+                san,
+                fen,
+                say,
+                white_ms,
+                black_ms,
+                recovered,
+                touch_checked,
+            } => {
+                j.num("ply", *ply);
+                j.color("color", *color);
+                j.str("uci", uci);
+                j.str("san", san);
+                j.str("fen", fen);
+                j.str("say", say);
+                if let Some(w) = white_ms {
+                    j.int("white_ms", *w);
+                }
+                if let Some(b) = black_ms {
+                    j.int("black_ms", *b);
+                }
+                j.bool("recovered", *recovered);
+                j.bool("touch_checked", *touch_checked);
+            }
+            EventKind::Illegal {
+                color,
+                count,
+                reason,
+                penalty,
+                extra_ms,
+                attempted,
+            } => {
+                j.color("color", *color);
+                j.num("count", *count);
+                j.str("reason", reason);
+                j.str("penalty", penalty);
+                if let Some(x) = extra_ms {
+                    j.int("extra_ms", *x);
+                }
+                j.str("attempted", attempted);
+            }
+            EventKind::TouchMove {
+                color,
+                square,
+                rule,
+            } => {
+                j.color("color", *color);
+                j.square("square", *square);
+                j.str("rule", rule);
+            }
+            EventKind::Mismatch { missing, extra } => {
+                j.squares("missing", missing);
+                j.squares("extra", extra);
+            }
+            EventKind::Clock {
+                white_ms,
+                black_ms,
+                running,
+            } => {
+                j.int("white_ms", *white_ms);
+                j.int("black_ms", *black_ms);
+                match running {
+                    Some(c) => j.color("running", *c),
+                    None => {
+                        j.key("running");
+                        j.out.extend_from_slice(b"null");
+                    }
+                }
+            }
+            EventKind::Takeback { ply, san } => {
+                j.num("ply", *ply);
+                j.str("san", san);
+            }
+            EventKind::Say { text, priority } => {
+                j.str("text", text);
+                j.str("priority", priority.name());
+            }
+            EventKind::Claim { color, kind, valid } => {
+                j.color("color", *color);
+                j.str("kind", kind);
+                j.bool("valid", *valid);
+            }
+            EventKind::GameOver { result, reason } => {
+                j.str("result", result);
+                j.str("reason", reason);
+            }
+            EventKind::TimeWarning {
+                color,
+                remaining_ms,
+                say,
+            } => {
+                j.color("color", *color);
+                j.int("remaining_ms", *remaining_ms);
+                j.str("say", say);
+            }
+            EventKind::Voice { rate, volume } => {
+                j.num("rate", *rate);
+                j.num("volume", *volume);
+            }
+            EventKind::Replicated { uci } => j.str("uci", uci),
+            EventKind::Resumed { fen, plies } => {
+                j.str("fen", fen);
+                j.num("plies", *plies);
+            }
+            EventKind::Link { state } => j.str("state", state),
         }
-        json
+        if let Some(name) = board {
+            j.str("board", name);
+        }
+        j.out.push(b'}');
+    }
+}
+
+impl Priority {
+    /// The name in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Priority::Query => "query",
+            Priority::Info => "info",
+            Priority::Result => "result",
+            Priority::Error => "error",
+        }
+    }
+}
+
+/// The bytes a JSON string escapes: control characters, the quote, the backslash.
+const ESCAPED: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 0x20 {
+        t[i] = true;
+        i += 1;
+    }
+    t[b'"' as usize] = true;
+    t[b'\\' as usize] = true;
+    t
+};
+
+/// Writes the members of a JSON object after its first one.
+struct Json<'a> {
+    out: &'a mut Vec<u8>,
+}
+
+impl Json<'_> {
+    /// A member's name: the engine's own, never in need of escapes.
+    fn key(&mut self, key: &str) {
+        self.out.extend_from_slice(b",\"");
+        self.out.extend_from_slice(key.as_bytes());
+        self.out.extend_from_slice(b"\":");
+    }
+
+    fn raw_num(&mut self, mut n: u64) {
+        let mut digits = [0u8; 20];
+        let mut i = digits.len();
+        loop {
+            i -= 1;
+            digits[i] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        self.out.extend_from_slice(&digits[i..]);
+    }
+
+    /// A JSON string: quotes, backslashes and control characters escaped as serde_json does.
+    fn raw_str(&mut self, s: &str) {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        self.out.push(b'"');
+        let bytes = s.as_bytes();
+        if !bytes.iter().any(|&b| ESCAPED[usize::from(b)]) {
+            self.out.extend_from_slice(bytes);
+            self.out.push(b'"');
+            return;
+        }
+        let mut start = 0;
+        for (i, &b) in bytes.iter().enumerate() {
+            let escape: &[u8] = match b {
+                b'"' => b"\\\"",
+                b'\\' => b"\\\\",
+                b'\n' => b"\\n",
+                b'\r' => b"\\r",
+                b'\t' => b"\\t",
+                0x08 => b"\\b",
+                0x0c => b"\\f",
+                0..=0x1f => &[
+                    b'\\',
+                    b'u',
+                    b'0',
+                    b'0',
+                    HEX[usize::from(b >> 4)],
+                    HEX[usize::from(b & 0xf)],
+                ],
+                _ => continue,
+            };
+            self.out.extend_from_slice(&bytes[start..i]);
+            self.out.extend_from_slice(escape);
+            start = i + 1;
+        }
+        self.out.extend_from_slice(&bytes[start..]);
+        self.out.push(b'"');
+    }
+
+    fn str(&mut self, key: &str, value: &str) {
+        self.key(key);
+        self.raw_str(value);
+    }
+
+    fn num(&mut self, key: &str, n: impl Into<u64>) {
+        self.key(key);
+        self.raw_num(n.into());
+    }
+
+    fn int(&mut self, key: &str, n: i64) {
+        self.key(key);
+        if n < 0 {
+            self.out.push(b'-');
+        }
+        self.raw_num(n.unsigned_abs());
+    }
+
+    fn bool(&mut self, key: &str, b: bool) {
+        self.key(key);
+        self.out
+            .extend_from_slice(if b { b"true" as &[u8] } else { b"false" });
+    }
+
+    fn square(&mut self, key: &str, sq: Square) {
+        self.key(key);
+        self.out
+            .extend_from_slice(&[b'"', sq.file().char() as u8, sq.rank().char() as u8, b'"']);
+    }
+
+    fn squares(&mut self, key: &str, sqs: &[Square]) {
+        self.key(key);
+        self.out.push(b'[');
+        for (i, sq) in sqs.iter().enumerate() {
+            if i > 0 {
+                self.out.push(b',');
+            }
+            self.out.extend_from_slice(&[
+                b'"',
+                sq.file().char() as u8,
+                sq.rank().char() as u8,
+                b'"',
+            ]);
+        }
+        self.out.push(b']');
+    }
+
+    fn role(&mut self, key: &str, r: Role) {
+        self.key(key);
+        self.out
+            .extend_from_slice(&[b'"', r.upper_char() as u8, b'"']);
+    }
+
+    fn color(&mut self, key: &str, c: Color) {
+        self.str(key, color_name(c));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_json_line_puts_the_time_first_then_the_kind_then_the_board() {
+        let e = Event {
+            t: 530,
+            kind: EventKind::Touched {
+                square: Square::E2,
+                piece: Role::Pawn,
+                color: Color::White,
+            },
+        };
+        assert_eq!(
+            e.to_json(),
+            r#"{"t":530,"type":"touched","square":"e2","piece":"P","color":"white"}"#
+        );
+        assert_eq!(
+            e.to_json_on(Some("blind \"1\"")),
+            r#"{"t":530,"type":"touched","square":"e2","piece":"P","color":"white","board":"blind \"1\""}"#
+        );
+        let say = Event {
+            t: 7,
+            kind: EventKind::Say {
+                text: "Brett prüfen: \"x\"".into(),
+                priority: Priority::Error,
+            },
+        };
+        let v: serde_json::Value = serde_json::from_str(&say.to_json()).unwrap();
+        assert_eq!(v["t"], 7);
+        assert_eq!(v["text"], "Brett prüfen: \"x\"");
+        assert_eq!(v["priority"], "error");
+    }
+
+    /// The hand-written JSON is what the `Serialize` derive writes, byte for byte, for every
+    /// kind of event (with and without the optional fields, and awkward strings).
+    #[test]
+    fn the_json_is_the_derives_json() {
+        let odd = "a\"b\\c\nd\te\u{1}f\u{7f}ü€".to_string();
+        let kinds = vec![
+            EventKind::GameStart { fen: odd.clone() },
+            EventKind::Touched {
+                square: Square::H8,
+                piece: Role::Knight,
+                color: Color::Black,
+            },
+            EventKind::Move {
+                ply: 12,
+                color: Color::White,
+                uci: "e7e8q".into(),
+                san: "e8=Q+".into(),
+                fen: odd.clone(),
+                say: "Eva acht Dame Schach".into(),
+                white_ms: Some(-5),
+                black_ms: Some(299_000),
+                recovered: true,
+                touch_checked: false,
+            },
+            EventKind::Move {
+                ply: 1,
+                color: Color::Black,
+                uci: "e2e4".into(),
+                san: "e4".into(),
+                fen: String::new(),
+                say: String::new(),
+                white_ms: None,
+                black_ms: None,
+                recovered: false,
+                touch_checked: true,
+            },
+            EventKind::Illegal {
+                color: Color::White,
+                count: 2,
+                reason: "not_a_legal_move",
+                penalty: "extra_time",
+                extra_ms: Some(120_000),
+                attempted: "g1g3".into(),
+            },
+            EventKind::Illegal {
+                color: Color::Black,
+                count: 0,
+                reason: "opponent_piece",
+                penalty: "none",
+                extra_ms: None,
+                attempted: "a1a2".into(),
+            },
+            EventKind::TouchMove {
+                color: Color::White,
+                square: Square::A1,
+                rule: "4.4b",
+            },
+            EventKind::Mismatch {
+                missing: vec![Square::B1, Square::H1],
+                extra: vec![],
+            },
+            EventKind::Restored { fen: "x".into() },
+            EventKind::Clock {
+                white_ms: 1,
+                black_ms: 2,
+                running: Some(Color::Black),
+            },
+            EventKind::Clock {
+                white_ms: 0,
+                black_ms: 0,
+                running: None,
+            },
+            EventKind::Takeback {
+                ply: 3,
+                san: "O-O-O".into(),
+            },
+            EventKind::Say {
+                text: odd.clone(),
+                priority: Priority::Query,
+            },
+            EventKind::Claim {
+                color: Color::Black,
+                kind: "threefold",
+                valid: false,
+            },
+            EventKind::GameOver {
+                result: "1/2-1/2",
+                reason: "dead_position",
+            },
+            EventKind::TimeWarning {
+                color: Color::White,
+                remaining_ms: 60_000,
+                say: "Weiß eine Minute".into(),
+            },
+            EventKind::Voice {
+                rate: 200,
+                volume: 90,
+            },
+            EventKind::Replicated { uci: "e1g1".into() },
+            EventKind::Resumed {
+                fen: "y".into(),
+                plies: 40,
+            },
+            EventKind::Link { state: "lost" },
+        ];
+        for kind in kinds {
+            let e = Event { t: 123_456, kind };
+            assert_eq!(e.to_json(), serde_json::to_string(&e).unwrap());
+            let mut with_board = serde_json::to_value(&e).unwrap();
+            with_board["board"] = serde_json::Value::from(odd.as_str());
+            assert_eq!(
+                serde_json::from_str::<serde_json::Value>(&e.to_json_on(Some(&odd))).unwrap(),
+                with_board
+            );
+        }
     }
 }

@@ -2,12 +2,12 @@
 
 use std::fmt::Write as _;
 
-use shakmaty::fen::Fen;
-use shakmaty::san::SanPlus;
+use shakmaty::san::{San, SanPlus, Suffix};
 use shakmaty::zobrist::Zobrist64;
-use shakmaty::{Chess, Color, EnPassantMode, Move, Position};
+use shakmaty::{CastlingSide, Chess, Color, EnPassantMode, Move, MoveList, Piece, Position, Role};
 
 use super::event::Millis;
+use super::recognise::Legal;
 use super::rules::RuleProfile;
 
 /// One completed move.
@@ -52,7 +52,10 @@ impl Ending {
 #[derive(Clone, Debug)]
 pub struct Game {
     pub start: Chess,
+    /// The position now (changed only by [`Game::play`] and [`Game::undo`]).
     pub pos: Chess,
+    /// Its legal moves.
+    legal: Legal,
     pub plies: Vec<Ply>,
     /// Zobrist keys of every position of the game, the start included.
     keys: Vec<u64>,
@@ -63,8 +66,93 @@ fn key(pos: &Chess) -> u64 {
     pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
 }
 
+/// The position in FEN (an en passant square only when the capture is legal), as shakmaty
+/// writes it; written directly, for it is written for every move.
 pub fn fen_of(pos: &Chess) -> String {
-    Fen::from_position(pos, EnPassantMode::Legal).to_string()
+    let board = pos.board();
+    // The piece letter of every square, from the twelve bitboards.
+    let mut letters = [0u8; 64];
+    for color in [Color::White, Color::Black] {
+        for role in [
+            Role::Pawn,
+            Role::Knight,
+            Role::Bishop,
+            Role::Rook,
+            Role::Queen,
+            Role::King,
+        ] {
+            let letter = Piece { color, role }.char() as u8;
+            for sq in board.by_piece(Piece { color, role }) {
+                letters[sq as usize] = letter;
+            }
+        }
+    }
+    let mut out: Vec<u8> = Vec::with_capacity(90);
+    for rank in (0..8).rev() {
+        let mut empty = 0u8;
+        for &letter in &letters[rank * 8..rank * 8 + 8] {
+            if letter == 0 {
+                empty += 1;
+                continue;
+            }
+            if empty > 0 {
+                out.push(b'0' + empty);
+                empty = 0;
+            }
+            out.push(letter);
+        }
+        if empty > 0 {
+            out.push(b'0' + empty);
+        }
+        if rank > 0 {
+            out.push(b'/');
+        }
+    }
+    out.extend_from_slice(if pos.turn() == Color::White {
+        b" w "
+    } else {
+        b" b "
+    });
+    let castles = pos.castles();
+    let before = out.len();
+    for (color, side, c) in [
+        (Color::White, CastlingSide::KingSide, b'K'),
+        (Color::White, CastlingSide::QueenSide, b'Q'),
+        (Color::Black, CastlingSide::KingSide, b'k'),
+        (Color::Black, CastlingSide::QueenSide, b'q'),
+    ] {
+        if castles.has(color, side) {
+            out.push(c);
+        }
+    }
+    if out.len() == before {
+        out.push(b'-');
+    }
+    out.push(b' ');
+    match pos.ep_square(EnPassantMode::Legal) {
+        Some(sq) => out.extend_from_slice(&[sq.file().char() as u8, sq.rank().char() as u8]),
+        None => out.push(b'-'),
+    }
+    out.push(b' ');
+    push_number(&mut out, u64::from(pos.halfmoves()));
+    out.push(b' ');
+    push_number(&mut out, u64::from(pos.fullmoves().get()));
+    // Only ASCII was written.
+    String::from_utf8(out).unwrap_or_default()
+}
+
+fn push_number(out: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[i..]);
 }
 
 /// The absolute ply number of the move about to be made in `pos` (1 = white's first move).
@@ -77,6 +165,7 @@ impl Game {
     pub fn new(start: Chess) -> Game {
         Game {
             keys: vec![key(&start)],
+            legal: Legal::of(&start),
             pos: start.clone(),
             start,
             plies: Vec::new(),
@@ -84,10 +173,32 @@ impl Game {
         }
     }
 
+    /// The legal moves of the position now.
+    pub fn legal(&self) -> &Legal {
+        &self.legal
+    }
+
     /// Plays a legal move and returns its SAN.
     pub fn play(&mut self, m: Move, t: Millis) -> SanPlus {
         let before = self.pos.clone();
-        let san = SanPlus::from_move_and_play_unchecked(&mut self.pos, m);
+        // The position's legal moves are at hand: SAN's disambiguation needs those of the same
+        // piece to the same square.
+        let rivals: MoveList = self
+            .legal
+            .moves
+            .iter()
+            .filter(|c| c.to() == m.to() && c.role() == m.role())
+            .copied()
+            .collect();
+        let san = San::disambiguate(m, &rivals);
+        self.pos.play_unchecked(m);
+        self.legal = Legal::of(&self.pos);
+        let suffix = match (self.pos.is_check(), self.legal.moves.is_empty()) {
+            (true, true) => Some(Suffix::Checkmate),
+            (true, false) => Some(Suffix::Check),
+            (false, _) => None,
+        };
+        let san = SanPlus { san, suffix };
         self.keys.push(key(&self.pos));
         self.plies.push(Ply {
             before,
@@ -105,6 +216,7 @@ impl Game {
         let ply = self.plies.pop()?;
         self.keys.pop();
         self.pos = ply.before.clone();
+        self.legal = Legal::of(&self.pos);
         self.ending = None;
         Some(ply)
     }
@@ -128,13 +240,14 @@ impl Game {
     /// the later Laws fivefold repetition and the 75-move rule.
     pub fn automatic_ending(&self, rules: &RuleProfile) -> Option<Ending> {
         let pos = &self.pos;
-        if pos.is_checkmate() {
+        let stuck = self.legal.moves.is_empty();
+        if stuck && pos.is_check() {
             return Some(Ending {
                 winner: Some(!pos.turn()),
                 reason: "checkmate",
             });
         }
-        if pos.is_stalemate() {
+        if stuck {
             return Some(Ending {
                 winner: None,
                 reason: "stalemate",
@@ -248,7 +361,7 @@ fn escape(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::san::San;
+    use shakmaty::fen::Fen;
 
     fn play(g: &mut Game, san: &str) {
         let m = san.parse::<San>().unwrap().to_move(&g.pos).unwrap();
@@ -272,6 +385,26 @@ mod tests {
                 .map(|e| e.reason),
             Some("fivefold_repetition")
         );
+    }
+
+    #[test]
+    fn fen_is_written_as_shakmaty_writes_it() {
+        let mut g = Game::new(Chess::default());
+        let check = |g: &Game| {
+            assert_eq!(
+                fen_of(&g.pos),
+                Fen::from_position(&g.pos, EnPassantMode::Legal).to_string()
+            );
+        };
+        check(&g);
+        // Castling rights lost one by one, en passant possible and not, promotion.
+        for s in [
+            "e4", "d5", "e5", "f5", "exf6", "Nc6", "fxg7", "Bh3", "gxh8=Q", "Kd7", "Ke2", "a5",
+            "Qxg8", "Ra6",
+        ] {
+            play(&mut g, s);
+            check(&g);
+        }
     }
 
     #[test]

@@ -12,6 +12,74 @@ use super::event::Millis;
 use super::physical::{piece_code, Physical};
 use super::turn::{Seen, Trace};
 
+/// The legal moves of a position, worked out once for the position and grouped by the square
+/// they leave; every reading of the board then looks only at the moves from the squares it
+/// shows empty.
+#[derive(Clone, Debug)]
+pub struct Legal {
+    /// By the square they leave (a castling: the king's): `moves[start[sq]..start[sq + 1]]`.
+    pub moves: Vec<Move>,
+    start: [u8; 65],
+}
+
+/// The square a move leaves (castling: the king's).
+fn origin(m: &Move) -> Square {
+    match *m {
+        Move::Castle { king, .. } => king,
+        _ => m.from().unwrap_or(m.to()),
+    }
+}
+
+impl Legal {
+    pub fn of(pos: &Chess) -> Legal {
+        let list = pos.legal_moves();
+        // A counting sort of the moves by their square (a position has at most 218).
+        let mut start = [0u8; 65];
+        for m in &list {
+            start[origin(m) as usize + 1] += 1;
+        }
+        for i in 1..65 {
+            start[i] += start[i - 1];
+        }
+        let mut moves = match list.first() {
+            Some(first) => vec![*first; list.len()],
+            None => Vec::new(),
+        };
+        let mut next = start;
+        for m in &list {
+            let sq = origin(m) as usize;
+            moves[usize::from(next[sq])] = *m;
+            next[sq] += 1;
+        }
+        Legal { moves, start }
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Move> {
+        self.moves.iter()
+    }
+
+    /// The moves that leave `sq`.
+    pub fn from(&self, sq: Square) -> &[Move] {
+        let i = sq as usize;
+        &self.moves[usize::from(self.start[i])..usize::from(self.start[i + 1])]
+    }
+
+    /// The moves that leave the board of `pos` with the occupancy `occ`.
+    pub fn leaving<'a>(&'a self, pos: &Chess, occ: Bitboard) -> impl Iterator<Item = &'a Move> {
+        let before = pos.board().occupied();
+        let turn = pos.turn();
+        // Every move empties the square it starts from (and at most one more), and fills at
+        // most two.
+        let emptied = before & !occ;
+        let possible = emptied.count() <= 2 && (occ & !before).count() <= 2;
+        emptied
+            .into_iter()
+            .filter(move |_| possible)
+            .flat_map(move |sq| self.from(sq))
+            .filter(move |m| occupancy_after(before, turn, m) == occ)
+    }
+}
+
 /// Squares a legal move empties and fills, and the square of the piece it captures.
 pub fn footprint(color: Color, m: &Move) -> (Bitboard, Bitboard, Option<Square>) {
     match *m {
@@ -62,7 +130,11 @@ pub fn uci(m: Move, color: Color) -> String {
         Move::Castle { king, .. } => (king, king_to(color, &m).unwrap_or(king)),
         _ => (m.from().unwrap_or(m.to()), m.to()),
     };
-    let mut s = format!("{from}{to}");
+    let mut s = String::with_capacity(5);
+    for sq in [from, to] {
+        s.push(sq.file().char());
+        s.push(sq.rank().char());
+    }
     if let Some(p) = m.promotion() {
         s.push(p.char());
     }
@@ -100,14 +172,10 @@ pub fn could_slide_on(pos: &Chess, m: &Move) -> bool {
 /// Legal moves whose result the board shows, with every captured piece seen removed: its
 /// square seen empty (`vacated`), or, on a board that identifies pieces, a piece of the mover's
 /// colour standing there now (the captured piece swept off and replaced, a promotion included).
-pub fn matching_moves(pos: &Chess, phys: &Physical, vacated: Bitboard) -> Vec<Move> {
-    let occ0 = pos.board().occupied();
+pub fn matching_moves(pos: &Chess, legal: &Legal, phys: &Physical, vacated: Bitboard) -> Vec<Move> {
     let turn = pos.turn();
     let mut found = Vec::new();
-    for m in pos.legal_moves() {
-        if occupancy_after(occ0, turn, &m) != phys.occupied() {
-            continue;
-        }
+    for &m in legal.leaving(pos, phys.occupied()) {
         if let Move::Normal {
             capture: Some(_),
             to,
@@ -147,6 +215,7 @@ pub fn matching_moves(pos: &Chess, phys: &Physical, vacated: Bitboard) -> Vec<Mo
 /// change of the board (a square, and whether it was a placement).
 pub fn attempted_move(
     pos: &Chess,
+    legal: &Legal,
     phys: &Physical,
     vacated: Bitboard,
     last: Option<(Square, bool)>,
@@ -185,8 +254,7 @@ pub fn attempted_move(
     };
     // A legal move with something else off the board is not an illegal move: the board
     // must be put right (mismatch), and the move is then made.
-    let legal = pos
-        .legal_moves()
+    let legal = legal
         .iter()
         .any(|m| matches!(m, Move::Normal { .. }) && m.from() == Some(from) && m.to() == to);
     (from != to && !legal).then_some((from, to))
@@ -195,8 +263,8 @@ pub fn attempted_move(
 /// The piece stands where a legal move that is not finished yet puts it: the king on its
 /// castling square with the rook still to come (Art. 4.6b), or a pawn on its en passant
 /// square with the captured pawn still to be removed. Not an illegal move, not yet a move.
-pub fn partial_move(pos: &Chess, from: Square, to: Square) -> bool {
-    pos.legal_moves().iter().any(|m| match *m {
+pub fn partial_move(pos: &Chess, legal: &Legal, from: Square, to: Square) -> bool {
+    legal.iter().any(|m| match *m {
         Move::Castle { king, .. } => king == from && king_to(pos.turn(), m) == Some(to),
         Move::EnPassant { from: f, to: t } => f == from && t == to,
         _ => false,
@@ -205,7 +273,7 @@ pub fn partial_move(pos: &Chess, from: Square, to: Square) -> bool {
 
 /// The board differs from the game only by pieces of the player to move in his hand
 /// (with or without an enemy piece he can capture), or by a castling in progress.
-pub fn in_progress(pos: &Chess, phys: &Physical) -> bool {
+pub fn in_progress(pos: &Chess, legal: &Legal, phys: &Physical) -> bool {
     let pos_occ = pos.board().occupied();
     let occ = phys.occupied();
     let missing = pos_occ & !occ;
@@ -216,7 +284,6 @@ pub fn in_progress(pos: &Chess, phys: &Physical) -> bool {
     if missing.is_empty() && extra.is_empty() {
         return true;
     }
-    let legal = pos.legal_moves();
     let castling_in_progress = |king_to_sq: Option<Square>| {
         legal.iter().any(|m| match *m {
             Move::Castle { king, rook } => {
@@ -277,6 +344,7 @@ impl Verdict {
 /// the turn, `last` the last change of the board.
 pub fn classify(
     pos: &Chess,
+    legal: &Legal,
     phys: &Physical,
     vacated: Bitboard,
     last: Option<(Square, bool)>,
@@ -284,18 +352,18 @@ pub fn classify(
     if phys.shows(pos.board()) {
         return Verdict::Home;
     }
-    let moves = matching_moves(pos, phys, vacated);
+    let moves = matching_moves(pos, legal, phys, vacated);
     if !moves.is_empty() {
         return Verdict::Moves(moves);
     }
-    if let Some((from, to)) = attempted_move(pos, phys, vacated, last) {
-        return if partial_move(pos, from, to) {
+    if let Some((from, to)) = attempted_move(pos, legal, phys, vacated, last) {
+        return if partial_move(pos, legal, from, to) {
             Verdict::Partial { from, to }
         } else {
             Verdict::Illegal { from, to }
         };
     }
-    if in_progress(pos, phys) {
+    if in_progress(pos, legal, phys) {
         Verdict::InProgress
     } else {
         Verdict::Unexplained
@@ -387,7 +455,9 @@ fn explain(
         path.push(m);
         if left == 1 {
             let explained = match ctx.search {
-                Search::Seen(_) => in_progress(&next, phys),
+                Search::Seen(_) => {
+                    phys.shows(next.board()) || in_progress(&next, &Legal::of(&next), phys)
+                }
                 Search::Stood => phys.shows(next.board()),
             };
             if explained {
@@ -569,6 +639,29 @@ mod tests {
     }
 
     #[test]
+    fn the_moves_from_a_square_are_the_legal_moves_from_it() {
+        for fen in [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "4k3/1P6/8/3pP3/8/8/6p1/4K3 w - d6 0 2",
+        ] {
+            let p = pos(fen);
+            let legal = Legal::of(&p);
+            assert_eq!(legal.moves.len(), p.legal_moves().len());
+            for sq in Square::ALL {
+                let mut ours: Vec<Move> = legal.from(sq).to_vec();
+                let mut all: Vec<Move> = p
+                    .legal_moves()
+                    .into_iter()
+                    .filter(|m| origin(m) == sq)
+                    .collect();
+                ours.sort_by_key(|m| format!("{m:?}"));
+                all.sort_by_key(|m| format!("{m:?}"));
+                assert_eq!(ours, all, "{fen} {sq}");
+            }
+        }
+    }
+
+    #[test]
     fn two_moves_seen_on_a_board_are_found_and_nothing_shorter() {
         let start = Chess::default();
         let (end, moves) = after(&start, &["e4", "e5"]);
@@ -603,7 +696,13 @@ mod tests {
         lift(&mut phys, Square::E4);
         lift(&mut phys, Square::D8);
         assert_eq!(
-            classify(&p, &phys, Bitboard::EMPTY, Some((Square::D8, false))),
+            classify(
+                &p,
+                &Legal::of(&p),
+                &phys,
+                Bitboard::EMPTY,
+                Some((Square::D8, false))
+            ),
             Verdict::Unexplained
         );
         let changed: Bitboard = [Square::E4, Square::D8].into_iter().collect();
@@ -706,7 +805,7 @@ mod tests {
             }),
             whole: false,
         });
-        let moves = matching_moves(&p, &phys, Bitboard::EMPTY);
+        let moves = matching_moves(&p, &Legal::of(&p), &phys, Bitboard::EMPTY);
         assert_eq!(moves.len(), 1);
         assert_eq!(moves[0].promotion(), Some(Role::Queen));
         assert_eq!(moves[0].to(), Square::A8);

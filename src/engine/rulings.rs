@@ -89,6 +89,11 @@ impl Engine {
         let (emptied, _, victim) = footprint(pos.turn(), &m);
         let involved = emptied | victim.map_or(Bitboard::EMPTY, Bitboard::from_square);
         let touches = &self.turn.touches;
+        // Only the pieces this move uses were touched (the piece moved, the piece captured):
+        // it fulfils whatever they oblige. Not so for castling (4.4b: rook first, no castling).
+        if !m.is_castle() && touches.iter().all(|t| involved.contains(t.square)) {
+            return None;
+        }
         let began = touches
             .iter()
             .position(|t| involved.contains(t.square))
@@ -97,9 +102,10 @@ impl Engine {
                 let at = touches[i].at;
                 touches.iter().position(|t| t.at == at).unwrap_or(i)
             });
-        obligation(pos, &touches[..began])
+        let legal = &self.game.legal().moves;
+        obligation(pos, legal, &touches[..began])
             .filter(|o| !o.allows(m))
-            .or_else(|| obligation(pos, touches).filter(|o| !o.allows(m)))
+            .or_else(|| obligation(pos, legal, touches).filter(|o| !o.allows(m)))
             .map(|o| (o.rule, o.square))
     }
 

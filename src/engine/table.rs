@@ -17,6 +17,8 @@ pub struct Table {
     engines: Vec<Engine>,
     /// The board whose engine runs the game now (its player has the move).
     leader: usize,
+    /// Events of one engine on their way out (kept, not made anew for every reading).
+    buf: Vec<Event>,
 }
 
 /// Two mutable-and-shared borrows of different engines.
@@ -45,7 +47,11 @@ impl Table {
         if engines.is_empty() {
             engines.push(Engine::new(settings));
         }
-        Table { engines, leader: 0 }
+        Table {
+            engines,
+            leader: 0,
+            buf: Vec::new(),
+        }
     }
 
     pub fn boards(&self) -> usize {
@@ -112,6 +118,12 @@ impl Table {
         out: &mut Vec<(usize, Event)>,
         f: impl FnOnce(&mut Engine, &mut Vec<Event>),
     ) {
+        if self.engines.len() == 1 {
+            // One board: its engine is the game (it lets time pass itself).
+            f(&mut self.engines[0], &mut self.buf);
+            out.extend(self.buf.drain(..).map(|e| (0, e)));
+            return;
+        }
         self.advance(t, out);
         let board = board.min(self.engines.len() - 1);
         let mut buf = Vec::new();
@@ -209,6 +221,11 @@ impl Table {
 
     /// Lets time pass up to `t` on every board, in time order.
     pub fn advance(&mut self, t: Millis, out: &mut Vec<(usize, Event)>) {
+        if self.engines.len() == 1 {
+            self.engines[0].advance(t, &mut self.buf);
+            out.extend(self.buf.drain(..).map(|e| (0, e)));
+            return;
+        }
         let mut buf = Vec::new();
         while let Some((i, due)) = self
             .engines

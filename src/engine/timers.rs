@@ -39,24 +39,25 @@ impl Engine {
     }
 
     pub(super) fn next_due(&self) -> Option<(Millis, Due)> {
-        let flag = match self.phase {
-            Phase::Over => None,
-            _ => self.clock.as_ref().and_then(|c| c.flag_time()),
+        // In the order of `Due`: the first of equal times wins.
+        let mut next: Option<(Millis, Due)> = None;
+        let mut consider = |t: Option<Millis>, what: Due| {
+            if let Some(t) = t {
+                if next.is_none_or(|(n, _)| t < n) {
+                    next = Some((t, what));
+                }
+            }
         };
-        let hold = match &self.phase {
-            Phase::Holding(h) => h.due,
-            _ => None,
-        };
-        [
-            (flag, Due::Flag),
-            (self.warning_due().map(|(t, _)| t), Due::Warning),
-            (self.deb.next_due(), Due::Board),
-            (hold, Due::Hold),
-            (self.mismatch.due, Due::Mismatch),
-        ]
-        .into_iter()
-        .filter_map(|(t, what)| t.map(|t| (t, what)))
-        .min()
+        if self.clock.is_some() && self.phase != Phase::Over {
+            consider(self.clock.as_ref().and_then(|c| c.flag_time()), Due::Flag);
+            consider(self.warning_due().map(|(t, _)| t), Due::Warning);
+        }
+        consider(self.deb.next_due(), Due::Board);
+        if let Phase::Holding(h) = &self.phase {
+            consider(h.due, Due::Hold);
+        }
+        consider(self.mismatch.due, Due::Mismatch);
+        next
     }
 
     /// Handles what fell due at `self.now`.
@@ -77,10 +78,12 @@ impl Engine {
                 }
             }
             Due::Board => {
-                let batch = self.deb.pop_due_batch(self.now);
+                let mut batch = std::mem::take(&mut self.batch);
+                self.deb.pop_due_into(self.now, &mut batch);
                 if !batch.is_empty() {
-                    self.on_batch(batch, out);
+                    self.on_batch(&batch, out);
                 }
+                self.batch = batch;
             }
             Due::Hold => self.hold_due(out),
             Due::Mismatch => {

@@ -2,7 +2,7 @@
 //! moves he may still make. Pieces touched at the same moment (one whole-board frame) carry no
 //! order among themselves: any of them that can be moved fulfils the obligation.
 
-use shakmaty::{CastlingSide, Chess, Move, MoveList, Position, Role, Square};
+use shakmaty::{CastlingSide, Chess, Move, Position, Role, Square};
 
 use super::turn::Touch;
 
@@ -39,7 +39,7 @@ fn castle_side_of(m: &Move) -> Option<CastlingSide> {
     m.castling_side()
 }
 
-fn moves_of(legal: &MoveList, sq: Square) -> Vec<Move> {
+fn moves_of(legal: &[Move], sq: Square) -> Vec<Move> {
     legal
         .iter()
         .filter(|m| m.from() == Some(sq))
@@ -47,7 +47,7 @@ fn moves_of(legal: &MoveList, sq: Square) -> Vec<Move> {
         .collect()
 }
 
-fn captures_of(legal: &MoveList, sq: Square) -> Vec<Move> {
+fn captures_of(legal: &[Move], sq: Square) -> Vec<Move> {
     legal
         .iter()
         .filter(|m| captured_square(m) == Some(sq))
@@ -89,9 +89,11 @@ fn first_group(
 /// The obligation created by `touches` (squares and the pieces that stood there at the start of
 /// the turn, in the order touched), or `None` when any legal move may be made (nothing touched,
 /// or Art. 4.5: none of the touched pieces can be moved or captured).
-pub fn obligation(pos: &Chess, touches: &[Touch]) -> Option<Obligation> {
+pub fn obligation(pos: &Chess, legal: &[Move], touches: &[Touch]) -> Option<Obligation> {
+    if touches.is_empty() {
+        return None;
+    }
     let us = pos.turn();
-    let legal = pos.legal_moves();
     let own: Vec<Touch> = touches
         .iter()
         .filter(|t| t.piece.color == us)
@@ -133,7 +135,7 @@ pub fn obligation(pos: &Chess, touches: &[Touch]) -> Option<Obligation> {
                     });
                 }
                 // 4.4c: castling that way is illegal: another king move, if there is one.
-                let king_moves: Vec<Move> = moves_of(&legal, first_sq)
+                let king_moves: Vec<Move> = moves_of(legal, first_sq)
                     .into_iter()
                     .filter(|m| castle_side_of(m) != Some(side))
                     .collect();
@@ -156,7 +158,7 @@ pub fn obligation(pos: &Chess, touches: &[Touch]) -> Option<Obligation> {
                 .skip(1)
                 .any(|t| t.piece.role == Role::King && t.at > first.at)
         {
-            let rook_moves = moves_of(&legal, first_sq);
+            let rook_moves = moves_of(legal, first_sq);
             if !rook_moves.is_empty() {
                 return Some(Obligation {
                     rule: "4.4b",
@@ -188,9 +190,9 @@ pub fn obligation(pos: &Chess, touches: &[Touch]) -> Option<Obligation> {
         // first when touched at once (the order of `touches` already reflects that).
         return first_group(touches, |t| {
             if t.piece.color == us {
-                moves_of(&legal, t.square)
+                moves_of(legal, t.square)
             } else {
-                captures_of(&legal, t.square)
+                captures_of(legal, t.square)
             }
         })
         .map(|(square, allowed)| Obligation {
@@ -201,7 +203,7 @@ pub fn obligation(pos: &Chess, touches: &[Touch]) -> Option<Obligation> {
     }
 
     // 4.3a: own pieces: the first that can be moved.
-    if let Some((square, allowed)) = first_group(&own, |t| moves_of(&legal, t.square)) {
+    if let Some((square, allowed)) = first_group(&own, |t| moves_of(legal, t.square)) {
         return Some(Obligation {
             rule: "4.3a",
             square,
@@ -209,7 +211,7 @@ pub fn obligation(pos: &Chess, touches: &[Touch]) -> Option<Obligation> {
         });
     }
     // 4.3b: opponent's pieces: capture the first that can be captured.
-    first_group(&theirs, |t| captures_of(&legal, t.square)).map(|(square, allowed)| Obligation {
+    first_group(&theirs, |t| captures_of(legal, t.square)).map(|(square, allowed)| Obligation {
         rule: "4.3b",
         square,
         allowed,
@@ -244,11 +246,11 @@ mod tests {
     fn first_movable_own_piece_must_move() {
         let p = Chess::default();
         // The rook on a1 cannot move; the knight touched after it must.
-        let o = obligation(&p, &t(&p, &[Square::A1, Square::G1])).unwrap();
+        let o = obligation(&p, &p.legal_moves(), &t(&p, &[Square::A1, Square::G1])).unwrap();
         assert_eq!((o.rule, o.square), ("4.3a", Square::G1));
         assert_eq!(o.allowed.len(), 2);
         assert!(
-            obligation(&p, &t(&p, &[Square::A1])).is_none(),
+            obligation(&p, &p.legal_moves(), &t(&p, &[Square::A1])).is_none(),
             "4.5: any move"
         );
     }
@@ -256,7 +258,7 @@ mod tests {
     #[test]
     fn king_then_rook_must_castle() {
         let p = pos("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1");
-        let o = obligation(&p, &t(&p, &[Square::E1, Square::H1])).unwrap();
+        let o = obligation(&p, &p.legal_moves(), &t(&p, &[Square::E1, Square::H1])).unwrap();
         assert_eq!(o.rule, "4.4a");
         assert_eq!(
             o.allowed,
@@ -265,7 +267,7 @@ mod tests {
                 rook: Square::H1
             }]
         );
-        let o = obligation(&p, &t(&p, &[Square::H1, Square::E1])).unwrap();
+        let o = obligation(&p, &p.legal_moves(), &t(&p, &[Square::H1, Square::E1])).unwrap();
         assert_eq!((o.rule, o.square), ("4.4b", Square::H1));
         assert!(o.allowed.iter().all(|m| m.role() == Role::Rook));
     }
@@ -274,9 +276,9 @@ mod tests {
     fn only_a_castling_rook_makes_4_4_apply() {
         // The h4 rook has nothing to do with castling: king first means 4.3a, the king moves.
         let p = pos("4k3/8/8/8/7R/8/8/4K2R w K - 0 1");
-        let o = obligation(&p, &t(&p, &[Square::E1, Square::H4])).unwrap();
+        let o = obligation(&p, &p.legal_moves(), &t(&p, &[Square::E1, Square::H4])).unwrap();
         assert_eq!((o.rule, o.square), ("4.3a", Square::E1));
-        let o = obligation(&p, &t(&p, &[Square::E1, Square::H1])).unwrap();
+        let o = obligation(&p, &p.legal_moves(), &t(&p, &[Square::E1, Square::H1])).unwrap();
         assert_eq!(o.rule, "4.4a");
     }
 
@@ -284,7 +286,7 @@ mod tests {
     fn illegal_castling_obliges_another_king_move() {
         // f1 attacked by the black rook: no short castling; long castling is allowed (4.4c).
         let p = pos("1k3r2/8/8/8/8/8/8/R3K2R w KQ - 0 1");
-        let o = obligation(&p, &t(&p, &[Square::E1, Square::H1])).unwrap();
+        let o = obligation(&p, &p.legal_moves(), &t(&p, &[Square::E1, Square::H1])).unwrap();
         assert_eq!(o.rule, "4.4c");
         assert!(o.allowed.iter().all(|m| m.role() == Role::King));
         assert!(o.allowed.contains(&Move::Castle {
@@ -304,7 +306,7 @@ mod tests {
                 at: 7,
             })
             .collect();
-        let o = obligation(&p, &at_once).unwrap();
+        let o = obligation(&p, &p.legal_moves(), &at_once).unwrap();
         assert_eq!((o.rule, o.square), ("4.3a", Square::B1));
         assert_eq!(o.allowed.len(), 4, "both knights' moves");
         // Rook and king at once is no 4.4b: castling is what they mean.
@@ -321,19 +323,22 @@ mod tests {
                 at: 3,
             },
         ];
-        assert_eq!(obligation(&p, &together).unwrap().rule, "4.4a");
+        assert_eq!(
+            obligation(&p, &p.legal_moves(), &together).unwrap().rule,
+            "4.4a"
+        );
     }
 
     #[test]
     fn touched_enemy_piece_must_be_captured() {
         let p = pos("rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2");
-        let o = obligation(&p, &t(&p, &[Square::D5])).unwrap();
+        let o = obligation(&p, &p.legal_moves(), &t(&p, &[Square::D5])).unwrap();
         assert_eq!((o.rule, o.square), ("4.3b", Square::D5));
         assert_eq!(o.allowed.len(), 1);
-        let o = obligation(&p, &t(&p, &[Square::D5, Square::E4])).unwrap();
+        let o = obligation(&p, &p.legal_moves(), &t(&p, &[Square::D5, Square::E4])).unwrap();
         assert_eq!(o.rule, "4.3c");
         // The d1 queen cannot take on d5 (d2 blocks) but can move: the first touched moves.
-        let o = obligation(&p, &t(&p, &[Square::D1, Square::D5])).unwrap();
+        let o = obligation(&p, &p.legal_moves(), &t(&p, &[Square::D1, Square::D5])).unwrap();
         assert_eq!((o.rule, o.square), ("4.3c", Square::D1));
         assert!(o.allowed.iter().all(|m| m.from() == Some(Square::D1)));
     }

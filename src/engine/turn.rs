@@ -78,6 +78,19 @@ pub struct Turn {
 }
 
 impl Turn {
+    /// Starts the turn afresh (keeping what was allocated: a turn begins at every move).
+    pub fn reset(&mut self) {
+        let mut touches = std::mem::take(&mut self.touches);
+        let mut seen = std::mem::take(&mut self.seen);
+        touches.clear();
+        seen.clear();
+        *self = Turn {
+            touches,
+            seen,
+            ..Turn::default()
+        };
+    }
+
     /// Adds a touch; among touches at the same moment, the player's own pieces count first
     /// (4.3c) and the king before a rook (king and rook together mean castling, 4.4).
     pub fn touch(&mut self, t: Touch, us: shakmaty::Color) {

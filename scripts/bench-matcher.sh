@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# chessboardd side by side with a position matcher of the kind most Raspberry Pi chess boards run
+# (scripts/matcher.py, python-chess), on the same replay scripts of games played at people's
+# tempo (`chessboardd bench script`):
+#   1. what each reads of the 410 games of tests/data/games at each tempo, without and with
+#      sensor losses (fails when the matcher reads a move chessboardd does not);
+#   2. how long each takes over a 200-game script, and the ratio.
+# python-chess goes into a virtual environment under target/, never into the system's Python.
+# MATCHER=path/to/other_matcher.py times another matcher (it must read the same scripts).
+# Usage: scripts/bench-matcher.sh [RUNS]   (RUNS: timed runs of each, default 5)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${1:-5}
+venv=target/matcher-venv
+if ! "$venv/bin/python" -c "import chess" 2>/dev/null; then
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet chess
+fi
+py="$venv/bin/python"
+matcher=${MATCHER:-scripts/matcher.py}
+cargo build --release --quiet
+bin=target/release/chessboardd
+dir=target/matcher
+mkdir -p "$dir"
+games=(tests/data/games/{anastasian-lewis,kasparov-deep-blue-1997,molinari-bordais-1979,nepomniachtchi-liren-game1,seed-example,selfplay-400}.pgn)
+
+status=0
+echo "== What each reads (scripts/matcher.py), the 410 games at each tempo"
+for reply in 40 80 120 200 300; do
+    for losses in "" --losses; do
+        s="$dir/reply-$reply${losses:+-losses}.script"
+        "$bin" bench script --reply-ms "$reply" $losses "${games[@]}" > "$s"
+        "$bin" replay "$s" > "$s.events"
+        "$py" scripts/matcher.py "$s" > "$s.matcher"
+        printf 'replies from %3s ms%-16s ' "$reply" "${losses:+, sensor losses}"
+        python3 scripts/compare-readers.py "$s" "$s.events" "$s.matcher" || status=1
+    done
+done
+
+echo "== How long each takes: 200 games at people's tempo (replies from 40 ms), $runs runs each"
+s="$dir/200-games.script"
+"$bin" bench script --reply-ms 40 --games 200 tests/data/games/selfplay-400.pgn > "$s"
+echo "$(grep -c '' "$s") lines, $(grep -c ' \(lift\|place\|occupancy\) ' "$s") raw readings"
+python3 - "$runs" "$bin" "$py" "$matcher" "$s" <<'PY'
+import statistics, subprocess, sys, time
+runs, binary, py, matcher, script = int(sys.argv[1]), *sys.argv[2:]
+def timed(cmd):
+    out = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True)
+        out.append(time.perf_counter() - t)
+    return min(out), statistics.median(out)
+engine = timed([binary, "replay", script])
+peer = timed([py, matcher, script])
+print(f"chessboardd replay: min {engine[0]*1000:.0f} ms, median {engine[1]*1000:.0f} ms")
+print(f"{matcher}: min {peer[0]*1000:.0f} ms, median {peer[1]*1000:.0f} ms")
+print(f"ratio (matcher / chessboardd, medians): {peer[1]/engine[1]:.1f}x")
+PY
+exit $status
