@@ -591,6 +591,23 @@ impl Engine {
                 }
             }
         }
+        // Moves the board was not seen making, before its lifts are read as the player to
+        // move's touches: a legal explanation comes before an illegal one. Once nothing has
+        // explained the board for the mismatch delay, while the players go on, a story need
+        // not be one the board showed in its order.
+        if self.phase == Phase::Moving && self.alt.is_none() && !self.passive() {
+            let long = self
+                .mismatch
+                .since
+                .is_some_and(|t| self.now.saturating_sub(t) >= self.s.mismatch_ms);
+            if matches!(
+                self.verdict(),
+                Verdict::Unexplained | Verdict::Illegal { .. }
+            ) && self.recover(Search::Seen(self.turn.changed()), long, None, out)
+            {
+                return;
+            }
+        }
         self.report_touches(out);
         self.evaluate(out);
     }
@@ -961,18 +978,6 @@ impl Engine {
                 return;
             }
         }
-        // Moves the board was not seen making: a legal explanation comes before an illegal one.
-        // Once nothing has explained the board for the mismatch delay, while the players go
-        // on, a story need not be the one the board showed in its order.
-        let long = self
-            .mismatch
-            .since
-            .is_some_and(|t| self.now.saturating_sub(t) >= self.s.mismatch_ms);
-        if matches!(verdict, Verdict::Unexplained | Verdict::Illegal { .. })
-            && self.recover(Search::Seen(self.turn.changed()), long, None, out)
-        {
-            return;
-        }
         if verdict == Verdict::Unexplained {
             self.mismatch.since.get_or_insert(self.now);
         } else {
@@ -1215,13 +1220,18 @@ impl Engine {
         let Some(Story { seq, timing }) = story else {
             return false;
         };
-        // What the board did that the moves do not account for: the next player's first
-        // steps (his touches cannot be told apart any more: touch-move is not judged).
-        let mut rest = self.turn.clone();
-        rest.seen = (0..rest.seen.len())
+        // What the board did that the moves do not account for, after them: the next player's
+        // first steps, his touches. When it did something unaccounted for before the moves were
+        // done, touches cannot be told apart: touch-move is not judged in the next turn.
+        let done = timing.times.last().copied().unwrap_or(0);
+        let unmatched: Vec<Seen> = (0..self.turn.seen.len())
             .filter(|i| timing.matched.binary_search(i).is_err())
-            .map(|i| rest.seen[i])
+            .map(|i| self.turn.seen[i])
             .collect();
+        let touch_unknown = unmatched
+            .iter()
+            .any(|s| s.what == Trace::Lifted && s.t <= done);
+        let rest: Vec<Seen> = unmatched.into_iter().filter(|s| s.t > done).collect();
         for (i, (m, t)) in seq.iter().zip(timing.times).enumerate() {
             // A last move that a slider may still go on with, alone on the board, is left to
             // the board as any such move is.
@@ -1234,14 +1244,15 @@ impl Engine {
                         m,
                     )
             {
-                let vacated = self.game.pos.board().occupied() & !self.phys.occupied();
                 self.turn = Turn {
-                    seen: rest.seen,
-                    touch_unknown: true,
-                    vacated,
+                    seen: rest,
+                    touch_unknown,
                     ..Turn::default()
                 };
-                self.at(t.min(self.now), |e| e.evaluate(out));
+                self.at(t.min(self.now), |e| {
+                    e.report_touches(out);
+                    e.evaluate(out);
+                });
                 return true;
             }
             let seen_made = i == 0
@@ -1260,8 +1271,8 @@ impl Engine {
             }
         }
         self.turn = Turn {
-            seen: rest.seen,
-            touch_unknown: true,
+            seen: rest,
+            touch_unknown,
             ..Turn::default()
         };
         // The last change belongs to the moves: the next player has placed nothing yet.

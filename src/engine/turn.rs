@@ -113,11 +113,6 @@ impl Turn {
             .collect()
     }
 
-    /// Squares that changed, or showed a trace of a change, since the position was agreed.
-    pub fn traced(&self) -> Bitboard {
-        self.seen.iter().map(|s| s.square).collect()
-    }
-
     /// The last time `sq` changed, if it did.
     pub fn last_change(&self, sq: Square) -> Option<Millis> {
         self.seen
