@@ -635,15 +635,17 @@ fn for_everyone(kind: &EventKind) -> bool {
     }
 }
 
+/// `run`: `sim` is the simulated board's speed and tempo (`--speed`, `--reply-ms`).
 pub fn run(
     board: Option<&str>,
     flags: &GameFlags,
     speech_flags: &SpeechFlags,
     events_json: bool,
-    speed: f64,
+    sim: (f64, Option<u64>),
     fen: Option<&str>,
     control_flags: &ControlFlags,
 ) -> Result<(), Fail> {
+    let (speed, reply_ms) = sim;
     let start = fen.map(position).transpose()?;
     let mut cfg = config_from(flags, true)?;
     let board_flag = board;
@@ -674,9 +676,18 @@ pub fn run(
     let settings = cfg.settings.clone();
     let phrases = settings.phrases.clone();
     // The boards: the one given, or those of the config (two boards: each with its player).
+    let first = match (&spec, reply_ms) {
+        (BoardSpec::Sim(pgn), Some(ms)) => Source::simulated(pgn, &sim::people(0, ms, false)),
+        (_, Some(_)) => {
+            return Err(Fail(
+                EXIT_CONFIG,
+                "--reply-ms is for the simulated board (--board sim:GAME.pgn)".into(),
+            ))
+        }
+        (_, None) => Source::from_spec(&spec, &cfg.gpio),
+    };
     let mut boards = vec![(
-        Source::from_spec(&spec, &cfg.gpio)
-            .map_err(|e| Fail(1, format!("--board {board}: {e}")))?,
+        first.map_err(|e| Fail(1, format!("--board {board}: {e}")))?,
         None,
     )];
     if board_flag.is_none() && cfg.boards.len() > 1 {

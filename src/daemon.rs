@@ -1,7 +1,7 @@
 //! The imperative shell: a tokio loop that feeds a board driver's readings to the engine in
 //! real (monotonic) time, fires the engine's timers, and hands events to the outputs.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -119,20 +119,21 @@ impl Source {
             BoardSpec::ChessLink(p) => {
                 Source::serial(p, Box::new(chesslink::ChessLinkHost::default()))
             }
-            BoardSpec::Sim(pgn) => {
-                let text =
-                    std::fs::read_to_string(pgn).map_err(|e| format!("{}: {e}", pgn.display()))?;
-                let games =
-                    crate::pgn::parse(&text).map_err(|e| format!("{}: {e}", pgn.display()))?;
-                let game = games
-                    .into_iter()
-                    .next()
-                    .ok_or_else(|| format!("{}: no game", pgn.display()))?;
-                let g = crate::sim::Gestures::default();
-                let inputs = crate::sim::game_inputs(&game.start, &game.moves, &g, 1000);
-                Source::Simulated(inputs, Box::new(game.start))
-            }
+            BoardSpec::Sim(pgn) => Source::simulated(pgn, &crate::sim::Gestures::default())?,
         })
+    }
+
+    /// The built-in simulated board playing the first game of a PGN file, its players moving
+    /// their pieces as `gestures` says.
+    pub fn simulated(pgn: &Path, gestures: &crate::sim::Gestures) -> Result<Source, String> {
+        let text = std::fs::read_to_string(pgn).map_err(|e| format!("{}: {e}", pgn.display()))?;
+        let games = crate::pgn::parse(&text).map_err(|e| format!("{}: {e}", pgn.display()))?;
+        let game = games
+            .into_iter()
+            .next()
+            .ok_or_else(|| format!("{}: no game", pgn.display()))?;
+        let inputs = crate::sim::game_inputs(&game.start, &game.moves, gestures, 1000);
+        Ok(Source::Simulated(inputs, Box::new(game.start)))
     }
 }
 

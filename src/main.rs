@@ -145,6 +145,11 @@ enum Command {
         /// For sim: how much faster than real time the simulated players move
         #[arg(long, default_value_t = 1.0)]
         speed: f64,
+        /// For sim: the simulated players move at people's tempo, each answering from MS ms
+        /// after the other's release (40 in blitz) to 700 ms, the steps of a move 60 to 900 ms
+        /// apart; default: a move every second or two
+        #[arg(long, value_name = "MS")]
+        reply_ms: Option<u64>,
         /// The position on the board at start (FEN); default: the initial position
         #[arg(long, value_name = "FEN")]
         fen: Option<String>,
@@ -301,6 +306,7 @@ fn main() -> ExitCode {
             speech,
             events_json,
             speed,
+            reply_ms,
             fen,
             controls,
         } => commands::run(
@@ -308,7 +314,7 @@ fn main() -> ExitCode {
             game,
             speech,
             *events_json,
-            *speed,
+            (*speed, *reply_ms),
             fen.as_deref(),
             controls,
         ),

@@ -147,6 +147,29 @@ fn pgn_out_holds_the_roster_the_moves_and_the_result() {
 }
 
 #[test]
+fn a_move_read_from_the_board_afterwards_carries_a_comment_in_the_pgn() {
+    let out = std::env::temp_dir().join(format!(
+        "chessboardd-cli-{}-recovered.pgn",
+        std::process::id()
+    ));
+    // 1.e4 d5, then exd5 with the captured pawn swept off in 8 ms (never seen gone), and black's
+    // Nf6: the capture is read from the board when black begins.
+    let script = "lift e2\nplace e4\nlift d7\nplace d5\n\
+                  @2000 lift e4\n@2400 lift d5\n@2408 place d5\n@2700 lift g8\n@2900 place f6\n";
+    let o = replay_stdin(&["--pgn", out.to_str().unwrap()], script);
+    assert!(o.status.success());
+    let ev = lines(&o);
+    let exd5 = ev.iter().find(|e| e["san"] == "exd5").unwrap();
+    assert_eq!(exd5["recovered"], true);
+    assert_eq!(exd5["touch_checked"], false);
+    let pgn = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        pgn.contains("1. e4 d5 2. exd5 {recovered from the board} 2... Nf6 *"),
+        "{pgn}"
+    );
+}
+
+#[test]
 fn the_demo_plays_the_seed_game_on_the_simulated_board() {
     let o = bin().args(["demo", "--speed", "50"]).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));

@@ -4,7 +4,8 @@
 //!    moves made the way people make them, at random times) under random settings: the engine
 //!    never panics, its record is a legal game, its events are in time order, and its `move` /
 //!    `takeback` events reconstruct the record exactly.
-//! 2. Real games played on the simulated board, then perturbed (a reading dropped or repeated,
+//! 2. Real games played on the simulated board, at a leisurely tempo or at people's (replies
+//!    from 40 ms), with or without sensor losses, then perturbed (a reading dropped or repeated,
 //!    contact flickers, a piece lifted and put back): the same invariants; and flickers shorter
 //!    than the debounce change nothing at all.
 //! 3. The same settings and inputs give the same events.
@@ -17,7 +18,7 @@ use chessboardd::engine::game::{fen_of, ply_number};
 use chessboardd::engine::rules::{Mode, FIDE_1997, FIDE_2005, FIDE_2023};
 use chessboardd::engine::{Button, Engine, Event, EventKind, Millis, Reading, Settings};
 use chessboardd::pgn::{self, PgnGame};
-use chessboardd::sim::{self, Gestures, SimInput};
+use chessboardd::sim::{self, Gestures, SimInput, Tempo};
 use proptest::prelude::*;
 use proptest::sample::Index;
 use proptest::strategy::Union;
@@ -562,16 +563,31 @@ fn pool() -> &'static [(String, PgnGame)] {
     })
 }
 
-fn gestures() -> impl Strategy<Value = Gestures> {
-    (any::<u64>(), any::<bool>(), any::<bool>(), any::<bool>()).prop_map(
-        |(seed, vary_order, bounce, quirks)| Gestures {
-            seed,
-            vary_order,
-            bounce,
-            quirks,
-            ..Gestures::default()
-        },
+/// People's gestures, at the leisurely tempo or at people's (replies from 40 to 300 ms at the
+/// quickest), with sensor losses when `losses`.
+fn gestures(losses: bool) -> impl Strategy<Value = Gestures> {
+    let tempo = prop_oneof![
+        Just(None),
+        (40u64..=300).prop_map(|min| Some(Tempo::people(min)))
+    ];
+    (
+        any::<u64>(),
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+        tempo,
+        any::<bool>(),
     )
+        .prop_map(
+            move |(seed, vary_order, bounce, quirks, tempo, lose)| Gestures {
+                seed,
+                vary_order,
+                bounce,
+                quirks,
+                tempo,
+                losses: losses && lose,
+            },
+        )
 }
 
 #[derive(Clone, Debug)]
@@ -777,7 +793,7 @@ proptest! {
     fn perturbed_games_keep_a_legal_truthfully_told_record(
         conf in conf(&GAME_TIME_CONTROLS, false),
         game in any::<Index>(),
-        g in gestures(),
+        g in gestures(true),
         perturbs in proptest::collection::vec(perturb(), 1..5),
     ) {
         let (name, game) = &pool()[game.index(pool().len())];
@@ -798,7 +814,7 @@ proptest! {
     fn flickers_shorter_than_the_debounce_change_nothing(
         conf in conf(&GAME_TIME_CONTROLS[..3], false),
         game in any::<Index>(),
-        g in gestures(),
+        g in gestures(false),
         flickers in proptest::collection::vec(flicker(), 1..12),
     ) {
         let (name, game) = &pool()[game.index(pool().len())];

@@ -211,3 +211,72 @@ fn the_engine_reads_every_move_a_position_matcher_reads() {
         }
     }
 }
+
+/// The live daemon reads a game at people's tempo as `replay` does: `run` on the built-in
+/// simulated board, the opponent answering from 40 ms after each release, ten times faster than
+/// real time. Every move is recorded, none refused, and the game ends in its mate.
+#[test]
+fn run_reads_a_game_played_at_people_s_tempo() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+
+    let dir = std::env::temp_dir().join(format!("chessboardd-tempo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // The first self-play game: 49 plies, sliders and captures, mate by Rd1#.
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/games/selfplay-400.pgn"
+    ))
+    .unwrap();
+    let first = text.split("\n\n[").next().unwrap();
+    let pgn = dir.join("game.pgn");
+    std::fs::write(&pgn, first).unwrap();
+    let game = &pgn::parse(first).unwrap()[0];
+    let mut child = Command::new(env!("CARGO_BIN_EXE_chessboardd"))
+        .args(["run", "--board"])
+        .arg(format!("sim:{}", pgn.display()))
+        .args(["--reply-ms", "40", "--speed", "10", "--speech", "text"])
+        .args(["--events-json", "--socket"])
+        .arg(dir.join("control.sock"))
+        .args(["--state-dir"])
+        .arg(dir.join("state"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let (mut moves, mut refused, mut over) = (Vec::new(), Vec::new(), None);
+    while over.is_none() && Instant::now() < deadline {
+        let Ok(line) = rx.recv_timeout(Duration::from_millis(500)) else {
+            continue;
+        };
+        let e: serde_json::Value = serde_json::from_str(&line).unwrap();
+        match e["type"].as_str() {
+            Some("move") => moves.push(e["uci"].as_str().unwrap_or_default().to_string()),
+            Some("illegal" | "touch_move" | "mismatch") => refused.push(line),
+            Some("game_over") => over = Some(e["reason"].as_str().unwrap_or_default().to_string()),
+            _ => {}
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let _ = std::fs::remove_dir_all(&dir);
+    let played: Vec<String> = game
+        .moves
+        .iter()
+        .map(|m| m.to_uci(shakmaty::CastlingMode::Standard).to_string())
+        .collect();
+    assert_eq!(moves, played);
+    assert!(refused.is_empty(), "{refused:?}");
+    assert_eq!(over.as_deref(), Some("checkmate"));
+}
