@@ -10,10 +10,11 @@
 //! - [`turn`]: what the board did since the last agreed position, and the pieces touched.
 //! - [`recognise`]: which legal moves the board shows, unfinished and illegal moves, and the
 //!   short sequences of moves that explain a board the engine did not see change step by step.
-//! - [`arbiter`]: the [`Engine`]: its named phases and one transition per input; what it holds
-//!   back and settles. [`rulings`] (touch-move, illegal moves, claims, the end), [`takeback`],
-//!   [`timers`] (what falls due, low-time warnings), [`answers`] (buttons and questions),
-//!   [`announce`] (what is said besides moves).
+//! - [`arbiter`]: the [`Engine`]: its named phases and one transition per input. [`holds`]
+//!   (what it holds back a moment, and settles), [`recovery`] (moves read from the board
+//!   afterwards), [`games`] (new, resumed, followed), [`rulings`] (touch-move, illegal moves,
+//!   claims, the end), [`takeback`], [`timers`] (what falls due, low-time warnings), [`answers`]
+//!   (buttons and questions), [`announce`] (what is said besides moves).
 //! - [`touch`]: Art. 4.3-4.5 as a function of the touches; [`rules`]: the editions as data;
 //!   [`clock`]; [`game`]: the record and PGN; [`table`]: one game on two boards; [`event`]: what
 //!   comes out.
@@ -25,9 +26,12 @@ pub mod clock;
 pub mod debounce;
 pub mod event;
 pub mod game;
+pub mod games;
+pub mod holds;
 pub mod input;
 pub mod physical;
 pub mod recognise;
+pub mod recovery;
 pub mod rules;
 pub mod rulings;
 pub mod settings;
@@ -37,8 +41,9 @@ pub mod timers;
 pub mod touch;
 pub mod turn;
 
-pub use arbiter::{Engine, Resumed};
+pub use arbiter::Engine;
 pub use event::{Event, EventKind, Millis, Priority};
+pub use games::Resumed;
 pub use input::{Button, Command, LinkState, Reading, VoiceChange, VoiceLevel, CONFIRM_MS};
 pub use physical::{code_piece, piece_code};
 pub use settings::{Settings, TIME_WARNINGS_MS};

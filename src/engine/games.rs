@@ -1,0 +1,207 @@
+//! Games: a new game, a game taken up again from the record, and (two boards) the game as the
+//! other board's engine has it.
+
+use shakmaty::{Bitboard, ByColor, Chess, Color, Move, Position};
+
+use super::arbiter::{Engine, Mismatch, Phase};
+use super::clock::Clock;
+use super::event::{Event, EventKind, Millis, Priority};
+use super::game::{fen_of, Game};
+use super::timers::Warnings;
+
+/// A game brought back from the record after the daemon was down.
+#[derive(Clone, Debug)]
+pub struct Resumed {
+    pub start: Chess,
+    /// The moves, with the clocks after each.
+    pub moves: Vec<(Move, Option<(i64, i64)>)>,
+    pub illegal: ByColor<u32>,
+    /// Both clocks as last recorded (they stood while the daemon was down).
+    pub clocks: Option<(i64, i64)>,
+}
+
+impl Engine {
+    /// Starts a new game from `start`. With `board_holds_it` the physical board is taken to show
+    /// the position (a `setup`); otherwise the board stays as it is and must be set up.
+    pub fn new_game(
+        &mut self,
+        t: Millis,
+        start: Chess,
+        board_holds_it: bool,
+        out: &mut Vec<Event>,
+    ) {
+        self.advance(t, out);
+        self.now = self.now.max(t);
+        // Whatever the last game held back belongs to it (a slider's mate set up again at once).
+        self.settle_pending(out);
+        if board_holds_it {
+            self.assume_board(&start);
+        }
+        self.game = Game::new(start);
+        self.games_started += 1;
+        self.phase = Phase::Moving;
+        self.illegal_counts = ByColor { white: 0, black: 0 };
+        self.draw_offer = None;
+        self.mismatch = Mismatch::default();
+        self.last_say = None;
+        self.last_change = None;
+        self.new_turn();
+        self.clock = self.s.time_control.clone().map(Clock::new);
+        let fen = fen_of(&self.game.pos);
+        self.emit(out, EventKind::GameStart { fen });
+        let turn = self.game.pos.turn();
+        if let Some(clock) = &mut self.clock {
+            clock.start(turn, self.now);
+            if self.s.wait_for_start {
+                clock.pause(self.now);
+            }
+        }
+        self.warnings = Warnings::default();
+        self.arm_warnings();
+        self.emit_clock(out);
+        if !board_holds_it {
+            let text = self.s.phrases.words.new_game.clone();
+            self.say(out, text, Priority::Info);
+            self.evaluate(out);
+        }
+        // A position set up already mated, stalemated or dead ends at once.
+        if let Some(ending) = self.game.automatic_ending(&self.s.rules) {
+            self.end_game(ending, out);
+        }
+    }
+
+    /// Takes the physical board to show `pos` (until readings say otherwise).
+    pub(super) fn assume_board(&mut self, pos: &Chess) {
+        let states = self.phys.states_of(pos.board());
+        self.deb.reset(&states);
+        self.phys.assume(&states);
+    }
+
+    /// Takes up a game the record kept while the daemon was down: the position, the clocks as
+    /// they stood (no time passed for anyone while it was down), the illegal-move counts. Says
+    /// so; the board is then checked against the position (a mismatch is reported as usual).
+    /// Moves that are not legal in turn are dropped from that point on (a record from another
+    /// version); returns how many were taken.
+    pub fn resume(&mut self, t: Millis, game: &Resumed, out: &mut Vec<Event>) -> usize {
+        self.advance(t, out);
+        self.now = self.now.max(t);
+        self.game = Game::new(game.start.clone());
+        self.games_started += 1;
+        let mut taken = 0;
+        for (m, clocks) in &game.moves {
+            if !self.game.pos.is_legal(*m) {
+                break;
+            }
+            self.game.play(*m, self.now);
+            if let Some(last) = self.game.plies.last_mut() {
+                last.clocks = *clocks;
+            }
+            taken += 1;
+        }
+        let pos = self.game.pos.clone();
+        self.assume_board(&pos);
+        self.phase = Phase::Moving;
+        self.illegal_counts = game.illegal;
+        self.draw_offer = None;
+        self.mismatch = Mismatch::default();
+        self.last_say = self
+            .game
+            .plies
+            .last()
+            .map(|p| self.s.phrases.announce(&p.san, p.m));
+        self.last_change = None;
+        self.new_turn();
+        let turn = self.game.pos.turn();
+        self.clock = self.s.time_control.clone().map(|tc| {
+            let mut c = Clock::new(tc);
+            c.replay_moves(
+                &self
+                    .game
+                    .plies
+                    .iter()
+                    .map(|p| p.before.turn())
+                    .collect::<Vec<_>>(),
+            );
+            if let Some((w, b)) = game.clocks {
+                c.set(Color::White, w, self.now);
+                c.set(Color::Black, b, self.now);
+            }
+            c.start(turn, self.now);
+            c
+        });
+        // Whether a warning was given before is not recorded: a threshold the clock is already
+        // below is taken as given (no warning just for coming back).
+        self.warnings = Warnings::default();
+        self.mark_warned(Color::White);
+        self.mark_warned(Color::Black);
+        self.emit(
+            out,
+            EventKind::Resumed {
+                fen: fen_of(&self.game.pos),
+                plies: self.game.plies.len() as u32,
+            },
+        );
+        let text = format!(
+            "{}. {}",
+            self.s.phrases.words.game_resumed,
+            self.last_say
+                .clone()
+                .unwrap_or_else(|| self.s.phrases.words.no_move_yet.clone())
+        );
+        self.say(out, text, Priority::Info);
+        self.emit_clock(out);
+        self.evaluate(out);
+        taken
+    }
+
+    /// Two boards: takes the game as `leader` (the board where the last move was made) has it.
+    /// A move made there since is to be executed on this board (the game record is the truth,
+    /// F2.7); anything else that changed the position (a takeback, a new game) is to be put
+    /// right on this board. With `clock`, this board's engine keeps the clock from now on (its
+    /// player has the move); without, it has none (only one engine runs the clock).
+    pub fn follow(&mut self, t: Millis, leader: &Engine, clock: bool, out: &mut Vec<Event>) {
+        self.advance(t, out);
+        self.now = self.now.max(t);
+        let before = self.game.plies.len();
+        // This board's record is the start of the leader's (the same game, no takeback since).
+        let prefix = self.games_started == leader.games_started
+            && self
+                .game
+                .plies
+                .iter()
+                .zip(&leader.game.plies)
+                .all(|(a, b)| a.m == b.m);
+        let one_more = prefix && leader.game.plies.len() == before + 1;
+        let unchanged = prefix && leader.game.plies.len() == before;
+        self.game = leader.game.clone();
+        self.games_started = leader.games_started;
+        self.illegal_counts = leader.illegal_counts;
+        self.draw_offer = leader.draw_offer;
+        self.last_say = leader.last_say.clone();
+        self.voice = leader.voice;
+        self.clock = if clock { leader.clock.clone() } else { None };
+        self.warnings = leader.warnings;
+        if leader.phase == Phase::Over {
+            self.phase = Phase::Over;
+            self.new_turn();
+            return;
+        }
+        if unchanged {
+            if self.phase == Phase::Over {
+                self.phase = Phase::Moving;
+            }
+            return;
+        }
+        self.new_turn();
+        self.mismatch.reported = None;
+        // A link back before this move does not vouch for it.
+        self.relinked = false;
+        self.phase = match (one_more, self.game.plies.last()) {
+            (true, Some(ply)) => Phase::Replicating { m: ply.m },
+            _ => Phase::Restoring {
+                diff: (Bitboard::EMPTY, Bitboard::EMPTY),
+            },
+        };
+        self.evaluate(out);
+    }
+}

@@ -1,0 +1,167 @@
+//! What the arbiter holds back for a moment: a slide that may go on, a promotion whose piece is
+//! not known, an illegal move that must stand before it counts, a takeback, a move waiting for
+//! the clock button. Any input that cannot continue it settles it first, at the time the board
+//! came to show it.
+
+use shakmaty::{Bitboard, Move, Position, Role};
+
+use super::arbiter::{Engine, Held, Hold, Phase};
+use super::event::{Event, Millis};
+use super::recognise::{self, classify, Verdict};
+use super::turn::Trace;
+
+impl Engine {
+    /// Takes a held decision at the time the board came to show it, because the board went on
+    /// (or the clock or a button came) in a way that cannot continue it. What the board did
+    /// after that belongs to the next turn.
+    pub(super) fn settle(&mut self, h: Hold, out: &mut Vec<Event>) {
+        let after = self.turn.after(h.since);
+        let plies = self.game.plies.len();
+        let takeback = matches!(h.held, Held::Takeback(_));
+        self.phase = Phase::Moving;
+        match h.held {
+            Held::Move(m) => self.at(h.since, |e| e.complete(m, true, out)),
+            Held::Promotion(m) => {
+                let role = self.turn.promo_choice.unwrap_or(self.s.promotion_default);
+                let m = with_promotion(m, role);
+                self.at(h.since, |e| e.complete(m, true, out));
+            }
+            Held::Illegal(from, to) => self.at(h.since, |e| e.illegal_completed(from, to, out)),
+            Held::Takeback(plan) => self.apply_takeback(plan, h.since, out),
+        }
+        if self.phase == Phase::Over {
+            return;
+        }
+        if self.game.plies.len() != plies || takeback {
+            // A new position: the board's later changes are read in it (the opponent's, after
+            // a move).
+            self.turn = after;
+        } else {
+            // Refused: what the board did after is part of what is to be put right, not touches.
+            self.turn.reported = self.turn.seen.len();
+        }
+    }
+
+    /// A complete move the engine holds back (a slide that may go on, or a takeback), or one
+    /// whose piece was lifted again: not a promotion whose piece is unknown, nor a wait for the
+    /// clock button.
+    pub(super) fn held_move(&self) -> Option<&Hold> {
+        let held = match &self.phase {
+            Phase::Holding(h) if h.due.is_some() => Some(h),
+            _ => self.alt.as_ref(),
+        };
+        held.filter(|h| matches!(h.held, Held::Move(_) | Held::Takeback(_)))
+    }
+
+    /// The board is explained once the held move is taken at its time, and what the board did
+    /// after it read as the opponent's (never so for an illegal move: that must be put back).
+    pub(super) fn explained_after(&self, h: &Hold) -> bool {
+        let m = match h.held {
+            Held::Move(m) => m,
+            Held::Promotion(m) => with_promotion(
+                m,
+                self.turn.promo_choice.unwrap_or(self.s.promotion_default),
+            ),
+            Held::Illegal(..) | Held::Takeback(_) => return false,
+        };
+        let mut pos = self.game.pos.clone();
+        pos.play_unchecked(m);
+        let lifted: Bitboard = self
+            .turn
+            .seen
+            .iter()
+            .filter(|s| s.t > h.since && s.what == Trace::Lifted)
+            .map(|s| s.square)
+            .collect();
+        let vacated = lifted & pos.board().occupied();
+        // (An illegal move by the opponent at once is no explanation to prefer.)
+        !matches!(
+            classify(
+                &pos,
+                &recognise::Legal::of(&pos),
+                &self.phys,
+                vacated,
+                self.last_change
+            ),
+            Verdict::Unexplained | Verdict::Illegal { .. }
+        )
+    }
+
+    /// Settles a hold the engine chose to wait for (not the clock button's), and an
+    /// alternative still open, at their times: a new game.
+    pub(super) fn settle_pending(&mut self, out: &mut Vec<Event>) {
+        if let Some(h) = self.alt.take() {
+            self.turn.deferred_since = None;
+            self.settle(h, out);
+            self.report_touches(out);
+            return;
+        }
+        self.settle_hold(out);
+    }
+
+    /// Settles a hold the engine chose to wait for: a button or a link change came.
+    pub(super) fn settle_hold(&mut self, out: &mut Vec<Event>) {
+        if let Phase::Holding(h) = &self.phase {
+            if h.due.is_some() {
+                let h = h.clone();
+                self.settle(h, out);
+                self.report_touches(out);
+            }
+        }
+    }
+
+    /// A button or a command came while the held piece was in the hand again: the mover is
+    /// taken to be still at work.
+    pub(super) fn resolve_alt_as_continued(&mut self, out: &mut Vec<Event>) {
+        if self.alt.take().is_some() {
+            self.turn.deferred_since = None;
+            self.report_touches(out);
+        }
+    }
+
+    /// A hold's time has come.
+    pub(super) fn hold_due(&mut self, out: &mut Vec<Event>) {
+        let Phase::Holding(h) = self.phase.clone() else {
+            return;
+        };
+        self.phase = Phase::Moving;
+        match h.held {
+            Held::Move(m) => self.complete(m, false, out),
+            Held::Promotion(_) => self.promotion_timeout(out),
+            Held::Illegal(from, to) => self.illegal_completed(from, to, out),
+            Held::Takeback(plan) => {
+                if self.takeback_plan() == Some(plan) {
+                    self.apply_takeback(plan, h.since, out);
+                }
+            }
+        }
+    }
+
+    pub(super) fn hold(&mut self, held: Held, wait: Option<Millis>) {
+        self.phase = Phase::Holding(Hold {
+            held,
+            since: self.now,
+            due: wait.map(|w| self.now.saturating_add(w)),
+        });
+    }
+}
+
+/// `m` promoting to `role` instead.
+fn with_promotion(m: Move, role: Role) -> Move {
+    match m {
+        Move::Normal {
+            role: r,
+            from,
+            capture,
+            to,
+            promotion: Some(_),
+        } => Move::Normal {
+            role: r,
+            from,
+            capture,
+            to,
+            promotion: Some(role),
+        },
+        other => other,
+    }
+}
