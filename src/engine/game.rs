@@ -183,13 +183,12 @@ impl Game {
         let before = self.pos.clone();
         // The position's legal moves are at hand: SAN's disambiguation needs those of the same
         // piece to the same square.
-        let rivals: MoveList = self
-            .legal
-            .moves
-            .iter()
-            .filter(|c| c.to() == m.to() && c.role() == m.role())
-            .copied()
-            .collect();
+        let mut rivals = MoveList::new();
+        for c in &self.legal.moves {
+            if c.to() == m.to() && c.role() == m.role() {
+                rivals.push(*c);
+            }
+        }
         let san = San::disambiguate(m, &rivals);
         self.pos.play_unchecked(m);
         self.legal = Legal::of(&self.pos);

@@ -6,20 +6,19 @@
 //! shows the position after it and every piece it captured was seen leaving the board. The
 //! order of lifts and placements therefore does not matter, which is how people really move.
 
-use shakmaty::{Bitboard, Chess, Color, File, Move, Piece, Position, Rank, Role, Square};
+use shakmaty::{Bitboard, Chess, Color, File, Move, MoveList, Piece, Position, Rank, Role, Square};
 
 use super::event::Millis;
 use super::physical::{piece_code, Physical};
 use super::turn::{Seen, Trace};
 
-/// The legal moves of a position, worked out once for the position and grouped by the square
-/// they leave; every reading of the board then looks only at the moves from the squares it
-/// shows empty.
+/// The legal moves of a position, worked out once for the position; every reading of the board
+/// then looks only at the moves from the squares it shows empty.
 #[derive(Clone, Debug)]
 pub struct Legal {
-    /// By the square they leave (a castling: the king's): `moves[start[sq]..start[sq + 1]]`.
-    pub moves: Vec<Move>,
-    start: [u8; 65],
+    pub moves: MoveList,
+    /// The squares some move leaves (a castling: the king's square).
+    origins: Bitboard,
 }
 
 /// The square a move leaves (castling: the king's).
@@ -32,26 +31,12 @@ fn origin(m: &Move) -> Square {
 
 impl Legal {
     pub fn of(pos: &Chess) -> Legal {
-        let list = pos.legal_moves();
-        // A counting sort of the moves by their square (a position has at most 218).
-        let mut start = [0u8; 65];
-        for m in &list {
-            start[origin(m) as usize + 1] += 1;
+        let moves = pos.legal_moves();
+        let mut origins = Bitboard::EMPTY;
+        for m in &moves {
+            origins.add(origin(m));
         }
-        for i in 1..65 {
-            start[i] += start[i - 1];
-        }
-        let mut moves = match list.first() {
-            Some(first) => vec![*first; list.len()],
-            None => Vec::new(),
-        };
-        let mut next = start;
-        for m in &list {
-            let sq = origin(m) as usize;
-            moves[usize::from(next[sq])] = *m;
-            next[sq] += 1;
-        }
-        Legal { moves, start }
+        Legal { moves, origins }
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &Move> {
@@ -59,24 +44,29 @@ impl Legal {
     }
 
     /// The moves that leave `sq`.
-    pub fn from(&self, sq: Square) -> &[Move] {
-        let i = sq as usize;
-        &self.moves[usize::from(self.start[i])..usize::from(self.start[i + 1])]
+    pub fn from(&self, sq: Square) -> impl Iterator<Item = &Move> {
+        let any = self.origins.contains(sq);
+        self.moves.iter().filter(move |m| any && origin(m) == sq)
     }
 
     /// The moves that leave the board of `pos` with the occupancy `occ`.
-    pub fn leaving<'a>(&'a self, pos: &Chess, occ: Bitboard) -> impl Iterator<Item = &'a Move> {
+    pub fn leaving(&self, pos: &Chess, occ: Bitboard) -> Vec<Move> {
         let before = pos.board().occupied();
-        let turn = pos.turn();
         // Every move empties the square it starts from (and at most one more), and fills at
-        // most two.
+        // most two: most boards are no move's result at a glance.
         let emptied = before & !occ;
-        let possible = emptied.count() <= 2 && (occ & !before).count() <= 2;
-        emptied
-            .into_iter()
-            .filter(move |_| possible)
-            .flat_map(move |sq| self.from(sq))
-            .filter(move |m| occupancy_after(before, turn, m) == occ)
+        if (emptied & self.origins).is_empty() || emptied.count() > 2 || (occ & !before).count() > 2
+        {
+            return Vec::new();
+        }
+        let turn = pos.turn();
+        let mut found = Vec::new();
+        for m in &self.moves {
+            if emptied.contains(origin(m)) && occupancy_after(before, turn, m) == occ {
+                found.push(*m);
+            }
+        }
+        found
     }
 }
 
@@ -175,7 +165,7 @@ pub fn could_slide_on(pos: &Chess, m: &Move) -> bool {
 pub fn matching_moves(pos: &Chess, legal: &Legal, phys: &Physical, vacated: Bitboard) -> Vec<Move> {
     let turn = pos.turn();
     let mut found = Vec::new();
-    for &m in legal.leaving(pos, phys.occupied()) {
+    for m in legal.leaving(pos, phys.occupied()) {
         if let Move::Normal {
             capture: Some(_),
             to,
@@ -648,7 +638,7 @@ mod tests {
             let legal = Legal::of(&p);
             assert_eq!(legal.moves.len(), p.legal_moves().len());
             for sq in Square::ALL {
-                let mut ours: Vec<Move> = legal.from(sq).to_vec();
+                let mut ours: Vec<Move> = legal.from(sq).copied().collect();
                 let mut all: Vec<Move> = p
                     .legal_moves()
                     .into_iter()

@@ -29,7 +29,7 @@ impl Engine {
         let Some(lifted) = self.turn.last_change(from) else {
             return false;
         };
-        self.game.legal().from(from).iter().any(|m| {
+        self.game.legal().from(from).any(|m| {
             m.is_capture()
                 && self
                     .turn
