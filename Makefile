@@ -8,7 +8,7 @@ SHELL := /bin/bash
 BUILD_PACKAGES := pkg-config libasound2-dev libclang-dev libespeak-ng-dev espeak-ng-data
 TEST_PACKAGES := espeak-ng systemd chromium fonts-dejavu-core liblouis-bin mosquitto openssl
 
-.PHONY: all deps build demo test lint bench clean
+.PHONY: all deps build demo test lint bench bench-tempo bench-matcher clean
 
 all: build
 
@@ -35,6 +35,18 @@ lint:
 
 bench:
 	$(CARGO) bench --bench replay
+
+# The engine at people's tempo: games and moves read exactly, replies from 40 to 300 ms, with and
+# without sensor losses (the README's table).
+GAMES := $(addprefix tests/data/games/,anastasian-lewis.pgn kasparov-deep-blue-1997.pgn \
+	molinari-bordais-1979.pgn nepomniachtchi-liren-game1.pgn seed-example.pgn selfplay-400.pgn)
+bench-tempo: build
+	./target/release/chessboardd bench tempo $(GAMES)
+
+# Side by side with a position matcher (python-chess, in a virtual environment under target/):
+# what each reads, and the time of each over 200 games.
+bench-matcher: build
+	scripts/bench-matcher.sh
 
 clean:
 	$(CARGO) clean

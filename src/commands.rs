@@ -142,22 +142,39 @@ pub fn replay(flags: &GameFlags, pgn_out: Option<&PathBuf>, script: &str) -> Res
     let lines =
         replay::parse_script(&text, &cfg.boards).map_err(|e| Fail(EXIT_SCRIPT, e.to_string()))?;
     let settings = cfg.settings;
-    let stdout = std::io::stdout();
-    let mut w = BufWriter::with_capacity(1 << 20, stdout.lock());
-    let mut broken = false;
+    // The events are written by a thread of their own, in batches, while the engine goes on.
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<(usize, chessboardd::engine::Event)>>(16);
     // With several boards every event says on which board it happened.
     let names = cfg.boards.clone();
-    let mut line = Vec::with_capacity(512);
+    let writer = std::thread::spawn(move || {
+        let stdout = std::io::stdout();
+        let mut w = BufWriter::with_capacity(1 << 20, stdout.lock());
+        let mut line = Vec::with_capacity(512);
+        for batch in rx {
+            for (b, e) in batch {
+                let board = (names.len() > 1).then(|| names.get(b).map_or("", String::as_str));
+                line.clear();
+                e.write_json(&mut line, board);
+                line.push(b'\n');
+                // A closed pipe (`replay | head`) ends the printing, not the replay.
+                if w.write_all(&line).is_err() {
+                    return;
+                }
+            }
+        }
+        let _ = w.flush();
+    });
+    const BATCH: usize = 1024;
+    let mut batch = Vec::with_capacity(BATCH);
     let engine = replay::run_boards(&lines, settings, &cfg.players, |b, e| {
-        let board = (names.len() > 1).then(|| names.get(b).map_or("", String::as_str));
-        line.clear();
-        e.write_json(&mut line, board);
-        line.push(b'\n');
-        if !broken && w.write_all(&line).is_err() {
-            broken = true;
+        batch.push((b, e));
+        if batch.len() == BATCH {
+            let _ = tx.send(std::mem::replace(&mut batch, Vec::with_capacity(BATCH)));
         }
     });
-    let _ = w.flush();
+    let _ = tx.send(batch);
+    drop(tx);
+    let _ = writer.join();
     if let Some(out) = pgn_out {
         std::fs::write(out, engine.pgn())
             .map_err(|e| Fail(1, format!("cannot write {}: {e}", out.display())))?;

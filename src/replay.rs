@@ -268,7 +268,7 @@ pub fn parse_script(text: &str, boards: &[String]) -> Result<Vec<Line>, ScriptEr
 
 /// Runs parsed lines through a fresh engine, handing every event to `sink` in time order.
 /// Returns the engine, which holds the finished game.
-pub fn run(lines: &[Line], settings: Settings, mut sink: impl FnMut(&Event)) -> Engine {
+pub fn run(lines: &[Line], settings: Settings, mut sink: impl FnMut(Event)) -> Engine {
     run_boards(lines, settings, &[None], |_, e| sink(e))
 }
 
@@ -278,13 +278,13 @@ pub fn run_boards(
     lines: &[Line],
     settings: Settings,
     players: &[Option<shakmaty::Color>],
-    mut sink: impl FnMut(usize, &Event),
+    mut sink: impl FnMut(usize, Event),
 ) -> Engine {
     let mut engine = Table::new(settings, players);
     let mut out = Vec::new();
     let mut flush = |out: &mut Vec<(usize, Event)>| {
         for (b, e) in out.drain(..) {
-            sink(b, &e);
+            sink(b, e);
         }
     };
     if !matches!(

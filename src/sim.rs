@@ -600,7 +600,8 @@ pub fn tempo_script(games: &[(Chess, Vec<Move>)], min_reply_ms: Millis, losses: 
         let _ = writeln!(out, "# game {}: {}", i + 1, ucis.join(" "));
         let inputs = game_inputs(start, moves, &people(i, min_reply_ms, losses), t + 1000);
         write_script(&mut out, start, t, &inputs);
-        t = inputs.last().map_or(t + 1000, |(u, _)| *u) + 2000;
+        // (Room for what the last move left waiting: the promotion timeout, a capture in hand.)
+        t = inputs.last().map_or(t + 1000, |(u, _)| *u) + 5000;
     }
     out
 }
