@@ -19,7 +19,7 @@ impl Engine {
                 if !over {
                     self.pressing = true;
                     if let Some(h) = self.alt.take() {
-                        self.turn.deferred_since = None;
+                        self.turn.touches_deferred = false;
                         self.settle(h, out);
                         self.report_touches(out);
                         self.evaluate(out);

@@ -362,7 +362,7 @@ impl Engine {
             match self.verdict() {
                 Verdict::Unexplained => {
                     self.alt = None;
-                    self.turn.deferred_since = None;
+                    self.turn.touches_deferred = false;
                     self.phase = Phase::Moving;
                     // The held move complete and the opponent at work, if that is what the board
                     // shows; else the moves that explain it from the last agreed position (the
@@ -381,7 +381,7 @@ impl Engine {
                 Verdict::InProgress => {
                     // The held piece in the hand again: sliding on, or taken by the opponent.
                     self.phase = Phase::Moving;
-                    self.turn.deferred_since.get_or_insert(h.since);
+                    self.turn.touches_deferred = true;
                     self.alt = Some(h);
                     self.mismatch.due = None;
                     return;
@@ -389,7 +389,7 @@ impl Engine {
                 _ => {
                     // The mover went on: his touches since are his.
                     self.alt = None;
-                    self.turn.deferred_since = None;
+                    self.turn.touches_deferred = false;
                 }
             }
         }
@@ -479,14 +479,12 @@ impl Engine {
                 ..swap
             });
             // Not the opponent's touch (yet).
-            self.turn
-                .deferred_since
-                .get_or_insert(self.now.saturating_sub(1));
+            self.turn.touches_deferred = true;
             return true;
         }
         self.turn.swap = None;
         if swap.lifted.is_some() {
-            self.turn.deferred_since = None;
+            self.turn.touches_deferred = false;
             if only_there && batch[0].state != EMPTY {
                 // The swap is done: the promoting player's, nothing to read.
                 self.turn.reported = self.turn.seen.len();
@@ -516,7 +514,7 @@ impl Engine {
 
     /// Reads the lifts not read yet as touches of the player to move, each at its time.
     pub(super) fn report_touches(&mut self, out: &mut Vec<Event>) {
-        if self.turn.deferred_since.is_some() {
+        if self.turn.touches_deferred {
             return;
         }
         while self.turn.reported < self.turn.seen.len() {

@@ -367,6 +367,21 @@ impl Priority {
     }
 }
 
+/// Appends `n` in decimal (for the JSON lines and the FEN, written for every move).
+pub(super) fn push_number(out: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[i..]);
+}
+
 /// The bytes a JSON string escapes: control characters, the quote, the backslash.
 const ESCAPED: [bool; 256] = {
     let mut t = [false; 256];
@@ -393,18 +408,8 @@ impl Json<'_> {
         self.out.extend_from_slice(b"\":");
     }
 
-    fn raw_num(&mut self, mut n: u64) {
-        let mut digits = [0u8; 20];
-        let mut i = digits.len();
-        loop {
-            i -= 1;
-            digits[i] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
-        self.out.extend_from_slice(&digits[i..]);
+    fn raw_num(&mut self, n: u64) {
+        push_number(self.out, n);
     }
 
     /// A JSON string: quotes, backslashes and control characters escaped as serde_json does.

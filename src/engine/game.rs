@@ -72,15 +72,8 @@ pub fn fen_of(pos: &Chess) -> String {
     let board = pos.board();
     // The piece letter of every square, from the twelve bitboards.
     let mut letters = [0u8; 64];
-    for color in [Color::White, Color::Black] {
-        for role in [
-            Role::Pawn,
-            Role::Knight,
-            Role::Bishop,
-            Role::Rook,
-            Role::Queen,
-            Role::King,
-        ] {
+    for color in Color::ALL {
+        for role in Role::ALL {
             let letter = Piece { color, role }.char() as u8;
             for sq in board.by_piece(Piece { color, role }) {
                 letters[sq as usize] = letter;
@@ -134,25 +127,11 @@ pub fn fen_of(pos: &Chess) -> String {
         None => out.push(b'-'),
     }
     out.push(b' ');
-    push_number(&mut out, u64::from(pos.halfmoves()));
+    super::event::push_number(&mut out, u64::from(pos.halfmoves()));
     out.push(b' ');
-    push_number(&mut out, u64::from(pos.fullmoves().get()));
+    super::event::push_number(&mut out, u64::from(pos.fullmoves().get()));
     // Only ASCII was written.
     String::from_utf8(out).unwrap_or_default()
-}
-
-fn push_number(out: &mut Vec<u8>, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&digits[i..]);
 }
 
 /// The absolute ply number of the move about to be made in `pos` (1 = white's first move).

@@ -91,7 +91,7 @@ impl Engine {
     /// alternative still open, at their times: a new game.
     pub(super) fn settle_pending(&mut self, out: &mut Vec<Event>) {
         if let Some(h) = self.alt.take() {
-            self.turn.deferred_since = None;
+            self.turn.touches_deferred = false;
             self.settle(h, out);
             self.report_touches(out);
             return;
@@ -114,7 +114,7 @@ impl Engine {
     /// taken to be still at work.
     pub(super) fn resolve_alt_as_continued(&mut self, out: &mut Vec<Event>) {
         if self.alt.take().is_some() {
-            self.turn.deferred_since = None;
+            self.turn.touches_deferred = false;
             self.report_touches(out);
         }
     }

@@ -25,14 +25,7 @@ pub fn code_piece(code: SquareState) -> Option<Piece> {
     }
     let c = code - 2;
     let color = if c < 6 { Color::White } else { Color::Black };
-    let role = [
-        Role::Pawn,
-        Role::Knight,
-        Role::Bishop,
-        Role::Rook,
-        Role::Queen,
-        Role::King,
-    ][usize::from(c % 6)];
+    let role = Role::ALL[usize::from(c % 6)];
     Some(Piece { color, role })
 }
 
@@ -131,15 +124,8 @@ mod tests {
 
     #[test]
     fn piece_codes_round_trip() {
-        for color in [Color::White, Color::Black] {
-            for role in [
-                Role::Pawn,
-                Role::Knight,
-                Role::Bishop,
-                Role::Rook,
-                Role::Queen,
-                Role::King,
-            ] {
+        for color in Color::ALL {
+            for role in Role::ALL {
                 let p = Piece { color, role };
                 assert_eq!(code_piece(piece_code(p)), Some(p));
             }

@@ -72,9 +72,10 @@ pub struct Turn {
     /// Touches could not be watched for this turn (its start was read from the board
     /// afterwards): touch-move is not judged.
     pub touch_unknown: bool,
-    /// Touches are not reported yet: the board may still turn out to show the last move
-    /// complete and these lifts the opponent's.
-    pub deferred_since: Option<Millis>,
+    /// The lifts are not read as touches yet: the board may still turn out to show the held
+    /// move complete and these lifts the opponent's (or, after a promotion, the swap of the
+    /// pawn for the new piece).
+    pub touches_deferred: bool,
 }
 
 impl Turn {
