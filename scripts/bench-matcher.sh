@@ -4,7 +4,8 @@
 # tempo (`chessboardd bench script`):
 #   1. what each reads of the 410 games of tests/data/games at each tempo, without and with
 #      sensor losses (fails when the matcher reads a move chessboardd does not);
-#   2. how long each takes over a 200-game script, and the ratio.
+#   2. how long each takes over 200 games, and the ratio: games a matcher can follow (lifts and
+#      placements only), and games with every quirk of the boards (where it loses its place).
 # python-chess goes into a virtual environment under target/, never into the system's Python.
 # MATCHER=path/to/other_matcher.py times another matcher (it must read the same scripts).
 # Usage: scripts/bench-matcher.sh [RUNS]   (RUNS: timed runs of each, default 5)
@@ -37,11 +38,20 @@ for reply in 40 80 120 200 300; do
     done
 done
 
-echo "== How long each takes: 200 games at people's tempo (replies from 40 ms), $runs runs each"
-s="$dir/200-games.script"
-"$bin" bench script --reply-ms 40 --games 200 tests/data/games/selfplay-400.pgn > "$s"
-echo "$(grep -c '' "$s") lines, $(grep -c ' \(lift\|place\|occupancy\) ' "$s") raw readings"
-python3 - "$runs" "$bin" "$py" "$matcher" "$s" <<'PY'
+# A matcher that loses its place stops finding moves and runs quicker: the time that counts is
+# over games it can follow (lifts and placements only, `--plain`); the one with every quirk of
+# the boards is shown too.
+for kind in plain quirks; do
+    s="$dir/200-games-$kind.script"
+    flag=$([ "$kind" = plain ] && echo --plain || true)
+    "$bin" bench script --reply-ms 40 $flag --games 200 tests/data/games/selfplay-400.pgn > "$s"
+    "$bin" replay "$s" > "$s.events"
+    "$py" "$matcher" "$s" > "$s.matcher"
+    echo "== 200 games at people's tempo (replies from 40 ms), $kind: $(grep -c '' "$s") lines, $runs runs each"
+    if [ "$matcher" = scripts/matcher.py ]; then
+        python3 scripts/compare-readers.py "$s" "$s.events" "$s.matcher" || true
+    fi
+    python3 - "$runs" "$bin" "$py" "$matcher" "$s" <<'PY2'
 import statistics, subprocess, sys, time
 runs, binary, py, matcher, script = int(sys.argv[1]), *sys.argv[2:]
 def timed(cmd):
@@ -56,5 +66,6 @@ peer = timed([py, matcher, script])
 print(f"chessboardd replay: min {engine[0]*1000:.0f} ms, median {engine[1]*1000:.0f} ms")
 print(f"{matcher}: min {peer[0]*1000:.0f} ms, median {peer[1]*1000:.0f} ms")
 print(f"ratio (matcher / chessboardd, medians): {peer[1]/engine[1]:.1f}x")
-PY
+PY2
+done
 exit $status

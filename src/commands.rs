@@ -419,14 +419,17 @@ pub fn bench_tempo(files: &[PathBuf]) -> Result<(), Fail> {
 pub fn bench_script(
     files: &[PathBuf],
     reply_ms: u64,
-    losses: bool,
+    (losses, plain): (bool, bool),
     limit: Option<usize>,
 ) -> Result<(), Fail> {
     let mut games = games_of(files)?;
     if let Some(n) = limit {
         games.truncate(n);
     }
-    let script = sim::tempo_script(&games, reply_ms, losses);
+    let script = sim::games_script(&games, |i| Gestures {
+        quirks: !plain,
+        ..sim::people(i, reply_ms, losses)
+    });
     std::io::stdout()
         .lock()
         .write_all(script.as_bytes())

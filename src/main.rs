@@ -43,6 +43,10 @@ enum BenchCommand {
         /// sweep 5% of the captured pieces off quicker than the debounce time
         #[arg(long)]
         losses: bool,
+        /// No sensor quirks: no whole-board frames, no slides over squares, never the new
+        /// square before the old (for readers that follow only lifts and placements)
+        #[arg(long)]
+        plain: bool,
         /// Only the first N games
         #[arg(long, value_name = "N")]
         games: Option<usize>,
@@ -358,10 +362,11 @@ fn main() -> ExitCode {
                 BenchCommand::Script {
                     reply_ms,
                     losses,
+                    plain,
                     games,
                     pgn,
                 },
-        } => commands::bench_script(pgn, *reply_ms, *losses, *games),
+        } => commands::bench_script(pgn, *reply_ms, (*losses, *plain), *games),
         Command::Bench {
             what: BenchCommand::Latency { speech, runs, lang },
         } => commands::bench_latency(speech.as_deref(), *runs, lang.as_deref()),

@@ -128,6 +128,39 @@ pub fn parse_script(text: &str, boards: &[String]) -> Result<Vec<Line>, ScriptEr
         if all_words.is_empty() {
             continue;
         }
+        // The line every tool writes most, `@T lift SQ` or `@T place SQ`, read at once.
+        if let [at, verb @ ("lift" | "place"), sq] = all_words[..] {
+            let square = sq.as_bytes();
+            let time = at.strip_prefix('@').and_then(|d| {
+                (!d.is_empty() && d.len() < 14 && d.bytes().all(|b| b.is_ascii_digit())).then(
+                    || {
+                        d.bytes()
+                            .fold(0, |n: Millis, b| n * 10 + Millis::from(b - b'0'))
+                    },
+                )
+            });
+            if let (Some(t), [f @ b'a'..=b'h', r @ b'1'..=b'8']) = (time, square) {
+                if (prev..=MAX_TIME_MS).contains(&t) {
+                    let sq = Square::from_coords(
+                        shakmaty::File::new(u32::from(f - b'a')),
+                        shakmaty::Rank::new(u32::from(r - b'1')),
+                    );
+                    let verb = if verb == "lift" {
+                        Verb::Lift(sq)
+                    } else {
+                        Verb::Place(sq)
+                    };
+                    lines.push(Line {
+                        line_no,
+                        t,
+                        board: 0,
+                        verb,
+                    });
+                    prev = t;
+                    continue;
+                }
+            }
+        }
         let mut words: &[&str] = &all_words;
         let mut t = prev + DEFAULT_STEP_MS;
         let mut explicit = None;
@@ -365,6 +398,26 @@ mod tests {
             let content = line.split('#').next().unwrap_or("");
             let wanted: Vec<&str> = content.split_whitespace().collect();
             assert_eq!(words, wanted, "{line:?}");
+        }
+    }
+
+    #[test]
+    fn the_quick_reading_of_common_lines_is_the_general_one() {
+        let text = "@100 lift e2\n@200 place e4\n@200 lift a8\n@99999 place h1\n";
+        let quick = parse_script(text, &boards()).unwrap();
+        // The same lines with a comment after each: read the general way.
+        let general = parse_script(&text.replace('\n', " #\n"), &boards()).unwrap();
+        assert_eq!(quick, general);
+        assert_eq!(quick.len(), 4);
+        assert_eq!(quick[1].verb, Verb::Place(Square::E4));
+        // Not read at once, and refused as before.
+        for bad in [
+            "@100 lift e2\n@50 place e4",
+            "@1 lift i9",
+            "@1 lift E2",
+            "@x lift e2",
+        ] {
+            assert!(parse_script(bad, &boards()).is_err(), "{bad}");
         }
     }
 

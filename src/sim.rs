@@ -585,10 +585,10 @@ pub fn tempo_table(
         .collect()
 }
 
-/// A `chessboardd replay` script of `games` played one after the other at people's tempo (each
-/// game with the gestures [`people`] gives it): before each, a comment with its moves in UCI
+/// A `chessboardd replay` script of `games` played one after the other, game `i` with the
+/// gestures `gestures(i)` gives: before each, a comment with its moves in UCI
 /// (`# game N: e2e4 e7e5 ...`), then its `setup` and inputs.
-pub fn tempo_script(games: &[(Chess, Vec<Move>)], min_reply_ms: Millis, losses: bool) -> String {
+pub fn games_script(games: &[(Chess, Vec<Move>)], gestures: impl Fn(usize) -> Gestures) -> String {
     use std::fmt::Write as _;
     let mut out = String::new();
     let mut t: Millis = 0;
@@ -598,7 +598,7 @@ pub fn tempo_script(games: &[(Chess, Vec<Move>)], min_reply_ms: Millis, losses: 
             .map(|m| m.to_uci(shakmaty::CastlingMode::Standard).to_string())
             .collect();
         let _ = writeln!(out, "# game {}: {}", i + 1, ucis.join(" "));
-        let inputs = game_inputs(start, moves, &people(i, min_reply_ms, losses), t + 1000);
+        let inputs = game_inputs(start, moves, &gestures(i), t + 1000);
         write_script(&mut out, start, t, &inputs);
         // (Room for what the last move left waiting: the promotion timeout, a capture in hand.)
         t = inputs.last().map_or(t + 1000, |(u, _)| *u) + 5000;

@@ -358,8 +358,9 @@ impl Engine {
             Phase::Holding(h) if h.due.is_some() => Some(h.clone()),
             _ => None,
         };
+        let verdict = self.verdict();
         if let Some(h) = held.or_else(|| self.alt.clone()) {
-            match self.verdict() {
+            match verdict {
                 Verdict::Unexplained => {
                     self.alt = None;
                     self.turn.touches_deferred = false;
@@ -402,16 +403,15 @@ impl Engine {
                 .mismatch
                 .since
                 .is_some_and(|t| self.now.saturating_sub(t) >= self.s.mismatch_ms);
-            if matches!(
-                self.verdict(),
-                Verdict::Unexplained | Verdict::Illegal { .. }
-            ) && self.recover(Search::Seen(self.turn.changed()), long, None, out)
+            if matches!(verdict, Verdict::Unexplained | Verdict::Illegal { .. })
+                && self.recover(Search::Seen(self.turn.changed()), long, None, out)
             {
                 return;
             }
         }
         self.report_touches(out);
-        self.evaluate(out);
+        // (Reading the lifts as touches leaves what the board shows as it was.)
+        self.evaluate_as(Some(verdict), out);
     }
 
     /// Takes the debouncer's glitches into the turn's observations; says whether there were any.
@@ -570,6 +570,11 @@ impl Engine {
 
     /// Looks at the board after a change and decides what it means.
     pub(super) fn evaluate(&mut self, out: &mut Vec<Event>) {
+        self.evaluate_as(None, out);
+    }
+
+    /// [`Engine::evaluate`], with what the board shows when it is known already.
+    fn evaluate_as(&mut self, known: Option<Verdict>, out: &mut Vec<Event>) {
         match self.phase.clone() {
             Phase::Over => return,
             Phase::Replicating { m } => {
@@ -611,7 +616,7 @@ impl Engine {
             // Still the held piece in the hand: wait for the board to tell.
             return;
         }
-        let verdict = self.verdict();
+        let verdict = known.unwrap_or_else(|| self.verdict());
         match verdict {
             Verdict::Home => {
                 // Everything is home: pieces lifted and put back cannot be the victims of a
