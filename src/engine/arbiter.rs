@@ -30,6 +30,7 @@ use super::game::{fen_of, ply_number, Game};
 use super::input::{Button, LinkState, Reading, VoiceLevel};
 use super::physical::{code_piece, Physical};
 use super::recognise::{self, classify, Search, Verdict};
+use super::recovery::Recovery;
 use super::rules::Mode;
 use super::settings::Settings;
 use super::takeback::Takeback;
@@ -358,7 +359,7 @@ impl Engine {
             Phase::Holding(h) if h.due.is_some() => Some(h.clone()),
             _ => None,
         };
-        let verdict = self.verdict();
+        let mut verdict = self.verdict();
         if let Some(h) = held.or_else(|| self.alt.clone()) {
             match verdict {
                 Verdict::Unexplained => {
@@ -369,10 +370,19 @@ impl Engine {
                     // shows; else the moves that explain it from the last agreed position (the
                     // held move need not be among them: a reading lost on its way on, or what
                     // looked like an illegal move made of two legal ones).
-                    if !self.explained_after(&h)
-                        && self.recover(Search::Seen(self.turn.changed()), false, Some(&h), out)
-                    {
-                        return;
+                    if !self.explained_after(&h) {
+                        let changed = self.turn.changed();
+                        match self.recover(Search::Seen(changed), false, Some(&h), out) {
+                            Recovery::Taken => return,
+                            // Legal moves explain it, but not one story yet: no illegal move
+                            // is ruled while the board may still tell which.
+                            Recovery::Ambiguous if matches!(h.held, Held::Illegal(..)) => {
+                                self.report_touches(out);
+                                self.evaluate_as(Some(Verdict::Unexplained), out);
+                                return;
+                            }
+                            _ => {}
+                        }
                     }
                     self.settle(h, out);
                     self.report_touches(out);
@@ -403,10 +413,13 @@ impl Engine {
                 .mismatch
                 .since
                 .is_some_and(|t| self.now.saturating_sub(t) >= self.s.mismatch_ms);
-            if matches!(verdict, Verdict::Unexplained | Verdict::Illegal { .. })
-                && self.recover(Search::Seen(self.turn.changed()), long, None, out)
-            {
-                return;
+            if matches!(verdict, Verdict::Unexplained | Verdict::Illegal { .. }) {
+                match self.recover(Search::Seen(self.turn.changed()), long, None, out) {
+                    Recovery::Taken => return,
+                    // Legal moves explain it, only not one story yet: no illegal move.
+                    Recovery::Ambiguous => verdict = Verdict::Unexplained,
+                    Recovery::Nothing => {}
+                }
             }
         }
         self.report_touches(out);

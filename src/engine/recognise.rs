@@ -468,7 +468,7 @@ fn explain(
 /// for a change seen alone; for one seen together with others (a whole-board report, perhaps
 /// after a lost reading), only known to be by then. The moves are dated as early as that
 /// allows, in order. `None` when a move made a change the board never showed, unless
-/// `lenient` (such a change then tells nothing of the time).
+/// `lenient` (such a change then tells nothing of the time, and the moves are not in order).
 pub fn ply_times(
     start: &Chess,
     seq: &[Move],
@@ -483,6 +483,7 @@ pub fn ply_times(
     let mut used = [0usize; 64];
     let mut matched = Vec::new();
     let mut untraced = 0;
+    let mut complete = true;
     let mut times = Vec::with_capacity(seq.len());
     for m in seq {
         let flips = flipped(&pos, m);
@@ -510,7 +511,10 @@ pub fn ply_times(
                         lo = lo.max(s.t);
                     }
                 }
-                None if lenient => hi = Millis::MAX,
+                None if lenient => {
+                    hi = Millis::MAX;
+                    complete = false;
+                }
                 None => return None,
             }
         }
@@ -566,10 +570,196 @@ pub fn ply_times(
     matched.sort_unstable();
     Some(Timing {
         times,
-        in_order,
+        in_order: in_order && complete,
         matched,
         untraced,
+        lost: lost_readings(start, seq, seen),
     })
+}
+
+/// What a move must have shown on the board: a lift or a placement on each square whose
+/// occupancy it changes, and for a capture the captured piece's lift and the capturing
+/// piece's placement on its square (or one flicker there, when both were quicker than the
+/// debounce time).
+struct Shows {
+    flips: Vec<(Square, Trace)>,
+    capture: Option<Square>,
+}
+
+impl Shows {
+    fn of(pos: &Chess, m: &Move) -> Shows {
+        let after = occupancy_after(pos.board().occupied(), pos.turn(), m);
+        let flips = flipped(pos, m)
+            .into_iter()
+            .map(|sq| {
+                let what = if after.contains(sq) {
+                    Trace::Placed
+                } else {
+                    Trace::Lifted
+                };
+                (sq, what)
+            })
+            .collect();
+        let capture = match *m {
+            Move::Normal {
+                capture: Some(_),
+                to,
+                ..
+            } => Some(to),
+            _ => None,
+        };
+        Shows { flips, capture }
+    }
+}
+
+/// Nodes [`lost_readings`] visits at most.
+const ALIGN_BUDGET: usize = 4_000;
+
+/// The fewest readings the board must have lost to have shown the moves of `seq` (from
+/// `start`) one after the other: every change a move makes seen (or a flicker there: the
+/// change seen, then lost again for a moment) no earlier than the last change of the move
+/// before it (a whole-board report counts for any move up to its time); for a capture, the
+/// captured piece's lift before the capturing piece's placement on its square, and that
+/// placement after the capturing piece was lifted. A move's change the board never showed in
+/// that order is a lost reading; a capture whose square flickered counts as shown. A flicker
+/// on an occupied square that no capture of the moves accounts for and no move lifts from or
+/// places on (a captured piece swept off quicker than the debounce time) counts as one more:
+/// the moves leave it unexplained.
+pub fn lost_readings(start: &Chess, seq: &[Move], seen: &[Seen]) -> usize {
+    let mut pos = start.clone();
+    let mut plies = Vec::with_capacity(seq.len());
+    for m in seq {
+        plies.push(Shows::of(&pos, m));
+        pos.play_unchecked(*m);
+    }
+    let mut a = Align {
+        seen,
+        plies: &plies,
+        occupied: start.board().occupied() | pos.board().occupied(),
+        moved: plies
+            .iter()
+            .flat_map(|p| p.flips.iter().map(|&(sq, _)| sq))
+            .collect(),
+        used: vec![false; seen.len()],
+        best: usize::MAX,
+        budget: ALIGN_BUDGET,
+    };
+    a.ply(0, 0, 0);
+    a.best
+}
+
+struct Align<'a> {
+    seen: &'a [Seen],
+    plies: &'a [Shows],
+    /// Squares occupied before or after the moves.
+    occupied: Bitboard,
+    /// Squares a move lifts from or places on (a flicker there is contact bounce).
+    moved: Bitboard,
+    used: Vec<bool>,
+    best: usize,
+    budget: usize,
+}
+
+impl Align<'_> {
+    /// The first unused observation of `what` on `sq` at or after `floor`, after index `after`.
+    fn first(&self, sq: Square, what: Trace, floor: Millis, after: usize) -> Option<usize> {
+        (after..self.seen.len()).find(|&i| {
+            let s = &self.seen[i];
+            !self.used[i] && s.square == sq && s.what == what && s.t >= floor
+        })
+    }
+
+    /// Ply `k` onwards, its changes no earlier than `floor`, `lost` readings so far.
+    fn ply(&mut self, k: usize, floor: Millis, lost: usize) {
+        if lost >= self.best {
+            return;
+        }
+        if k == self.plies.len() {
+            let flickers = self
+                .seen
+                .iter()
+                .zip(&self.used)
+                .filter(|(s, used)| {
+                    !**used
+                        && s.what == Trace::Glitch
+                        && self.occupied.contains(s.square)
+                        && !self.moved.contains(s.square)
+                })
+                .count();
+            self.best = self.best.min(lost + flickers);
+            return;
+        }
+        self.flip(k, 0, floor, floor, lost);
+    }
+
+    /// Change `j` of ply `k` onwards; `done` is when the ply's changes seen so far were made.
+    fn flip(&mut self, k: usize, j: usize, floor: Millis, done: Millis, lost: usize) {
+        if self.budget == 0 || lost >= self.best {
+            return;
+        }
+        self.budget -= 1;
+        let shows = &self.plies[k];
+        let Some(&(sq, what)) = shows.flips.get(j) else {
+            self.capture(k, floor, done, lost);
+            return;
+        };
+        // The change itself, or a flicker there: the change seen, the sensor losing it again
+        // for a moment (contact bounce).
+        let shown = [
+            self.first(sq, what, floor, 0),
+            self.first(sq, Trace::Glitch, floor, 0),
+        ];
+        for i in shown.into_iter().flatten() {
+            self.used[i] = true;
+            let s = self.seen[i];
+            let done = if s.late { done } else { done.max(s.t) };
+            self.flip(k, j + 1, floor, done, lost);
+            self.used[i] = false;
+        }
+        self.flip(k, j + 1, floor, done, lost + 1);
+    }
+
+    /// The captured piece's lift and the capturing piece's placement of ply `k`, then the
+    /// next ply.
+    fn capture(&mut self, k: usize, floor: Millis, done: Millis, lost: usize) {
+        let Some(sq) = self.plies[k].capture else {
+            self.ply(k + 1, done, lost);
+            return;
+        };
+        // The captured piece may leave before the capturing one is lifted; the capturing
+        // piece lands after it was lifted (`done`).
+        let lift = self.first(sq, Trace::Lifted, floor, 0);
+        let mut options: Vec<(Option<usize>, Option<usize>)> = Vec::with_capacity(4);
+        if let Some(l) = lift {
+            options.push((Some(l), self.first(sq, Trace::Placed, done, l + 1)));
+            options.push((Some(l), None));
+        }
+        options.push((None, self.first(sq, Trace::Placed, done, 0)));
+        options.push((None, None));
+        for (l, p) in options {
+            let mut shown: Vec<usize> = l.into_iter().chain(p).collect();
+            let flicker = match shown.is_empty() {
+                true => self.first(sq, Trace::Glitch, done, 0),
+                false => None,
+            };
+            let lost = match flicker {
+                Some(_) => lost,
+                None => lost + 2 - shown.len(),
+            };
+            shown.extend(flicker);
+            let mut done = done;
+            for &i in &shown {
+                self.used[i] = true;
+                if !self.seen[i].late {
+                    done = done.max(self.seen[i].t);
+                }
+            }
+            self.ply(k + 1, done, lost);
+            for &i in &shown {
+                self.used[i] = false;
+            }
+        }
+    }
 }
 
 /// When the moves of a sequence were made, as the board showed them.
@@ -577,13 +767,16 @@ pub fn ply_times(
 pub struct Timing {
     /// Each move's time.
     pub times: Vec<Millis>,
-    /// The board can have shown the moves in this order.
+    /// The board showed every change of the moves, and can have shown them in this order.
     pub in_order: bool,
     /// The observations the moves account for (indices into `seen`, ascending).
     pub matched: Vec<usize>,
     /// Captures of which the board showed nothing: neither the captured piece's square seen
     /// empty nor a glitch there.
     pub untraced: usize,
+    /// The fewest readings the board must have lost to have shown the moves in their order
+    /// ([`lost_readings`]).
+    pub lost: usize,
 }
 
 #[cfg(test)]
@@ -770,6 +963,82 @@ mod tests {
             timing(&moves, &late, false),
             Some((vec![0, 400, 600, 800], true))
         );
+    }
+
+    #[test]
+    fn the_readings_a_story_lost_are_counted() {
+        let seen_at = |t, sq, what| Seen {
+            t,
+            square: sq,
+            what,
+            late: false,
+        };
+        use Square::*;
+        use Trace::*;
+        let start = pos("rn1qkbnr/ppp2ppp/3pb3/4p3/4P3/2N5/PPPP1PPP/R1BQKBNR w KQkq - 0 4");
+        let (_, moves) = after(&start, &["Nd5", "Bxd5"]);
+        let lost = |seen: &[Seen]| lost_readings(&start, &moves, seen);
+        // Every change seen in order: nothing lost.
+        let whole = [
+            seen_at(100, C3, Lifted),
+            seen_at(200, D5, Placed),
+            seen_at(300, E6, Lifted),
+            seen_at(400, D5, Lifted),
+            seen_at(500, D5, Placed),
+        ];
+        assert_eq!(lost(&whole), 0);
+        // The captured piece's lift not seen: one.
+        assert_eq!(lost(&[whole[0], whole[1], whole[2], whole[4]]), 1);
+        // Nothing of the capture seen: two.
+        assert_eq!(lost(&whole[..3]), 2);
+        // Both readings of the capture quicker than the debounce time: a flicker, nothing lost.
+        let swept = [whole[0], whole[1], whole[2], seen_at(450, D5, Glitch)];
+        assert_eq!(lost(&swept), 0);
+        // The knight's arrival seen as a flicker (the sensor lost it at once), the captured
+        // piece's lift unseen (the square read empty already): one.
+        let flicker = [
+            seen_at(100, C3, Lifted),
+            seen_at(200, D5, Glitch),
+            seen_at(300, E6, Lifted),
+            seen_at(500, D5, Placed),
+        ];
+        assert_eq!(lost(&flicker), 1);
+        // The captured piece may leave before the capturing one is lifted, but the capturing
+        // piece lands after it was lifted: a placement on d5 before the bishop's lift is not
+        // the capture's (one lost), one after it is.
+        let early = [
+            seen_at(100, C3, Lifted),
+            seen_at(150, D5, Placed),
+            seen_at(200, D5, Lifted),
+            seen_at(250, D5, Placed),
+            seen_at(300, E6, Lifted),
+        ];
+        assert_eq!(lost(&early), 1, "d5 was set down before e6 was lifted");
+        let mut landed = early;
+        landed[3].t = 350;
+        landed.sort_by_key(|s| s.t);
+        assert_eq!(lost(&landed), 0);
+        // Contact bounce on a square a move leaves is no capture; a flicker on another occupied
+        // square may be one the moves leave out: one.
+        let bounce = [
+            seen_at(90, C3, Glitch),
+            whole[0],
+            whole[1],
+            whole[2],
+            whole[3],
+            whole[4],
+        ];
+        assert_eq!(lost(&bounce), 0);
+        let mut elsewhere = whole.to_vec();
+        elsewhere.push(seen_at(600, A2, Glitch));
+        assert_eq!(lost(&elsewhere), 1);
+        // Changes in the wrong order: Bxd5 cannot come before Nd5's arrival.
+        let swapped = [
+            seen_at(100, E6, Lifted),
+            seen_at(200, D5, Placed),
+            seen_at(300, C3, Lifted),
+        ];
+        assert!(lost(&swapped) >= 2);
     }
 
     #[test]

@@ -40,8 +40,8 @@ impl Engine {
     }
 
     /// Looks for legal moves the board was not seen making that explain it; takes them when
-    /// they are one story (one sequence, or several with the same moves), and says whether it
-    /// did. A held move the story begins with was seen: it is taken at its time, not as
+    /// they are one story (one sequence, or several with the same moves), and says what it
+    /// found. A held move the story begins with was seen: it is taken at its time, not as
     /// recovered.
     pub(super) fn recover(
         &mut self,
@@ -49,59 +49,78 @@ impl Engine {
         lenient: bool,
         held: Option<&Hold>,
         out: &mut Vec<Event>,
-    ) -> bool {
+    ) -> Recovery {
         if let Search::Seen(changed) = search {
             // A board changing everywhere is not a few moves.
             if changed.count() > 16 {
-                return false;
+                return Recovery::Nothing;
             }
         }
         // Moves never add pieces (a board that shows the new square before the old one does,
         // for a moment).
         if self.phys.occupied().count() > self.game.pos.board().occupied().count() {
-            return false;
+            return Recovery::Nothing;
         }
         let start = self.game.pos.clone();
         let mut budget = recognise::SEARCH_BUDGET;
-        let mut story = None;
+        let mut stories: Vec<Story> = Vec::new();
         for depth in 1..=RECOVERY_PLIES {
             let promotion = self.turn.promo_choice.unwrap_or(self.s.promotion_default);
+            // (Out of budget: what the shorter stories found stands.)
             let Some(found) =
                 explanations(&start, &self.phys, search, promotion, depth, &mut budget)
             else {
-                return false;
+                break;
             };
-            let timed: Vec<Story> = found
-                .into_iter()
-                .filter_map(|seq| {
-                    let occ = self.phys.occupied();
-                    ply_times(&start, &seq, &self.turn.seen, occ, lenient)
-                        .map(|timing| Story { seq, timing })
-                })
-                // Read at once, a story must be one the board can have shown in its order; a
-                // board that has long been unexplained takes any.
-                .filter(|s: &Story| lenient || s.timing.in_order)
-                .collect();
-            if !timed.is_empty() {
-                story = one_story(timed);
+            let occ = self.phys.occupied();
+            stories.extend(
+                found
+                    .into_iter()
+                    .filter_map(|seq| {
+                        ply_times(&start, &seq, &self.turn.seen, occ, true)
+                            .map(|timing| Story { seq, timing })
+                    })
+                    // Read at once, a story must be one the board can have shown in its
+                    // order, but for a reading or two lost on the way; a board that has long
+                    // been unexplained takes any.
+                    .filter(|s| {
+                        lenient || s.timing.in_order || s.timing.lost <= MAX_LOST.min(s.seq.len())
+                    }),
+            );
+            // A story the board showed whole, in order, leaving nothing unexplained: longer
+            // ones could only add moves the board did not need.
+            if stories
+                .iter()
+                .any(|s| s.timing.in_order && s.timing.lost == 0)
+            {
                 break;
             }
         }
-        let Some(Story { seq, timing }) = story else {
-            return false;
+        if stories.is_empty() {
+            return Recovery::Nothing;
+        }
+        let Some(Story { seq, timing }) = one_story(stories) else {
+            return Recovery::Ambiguous;
         };
         // What the board did that the moves do not account for, after them: the next player's
         // first steps, his touches. When it did something unaccounted for before the moves were
-        // done, touches cannot be told apart: touch-move is not judged in the next turn.
+        // done, touches cannot be told apart: touch-move is not judged in the next turn. What
+        // it did before stays in what the board was seen doing (not as touches): the story may
+        // have taken a change that belongs to a later move.
         let done = timing.times.last().copied().unwrap_or(0);
-        let unmatched: Vec<Seen> = (0..self.turn.seen.len())
+        let (mut seen, rest): (Vec<Seen>, Vec<Seen>) = (0..self.turn.seen.len())
             .filter(|i| timing.matched.binary_search(i).is_err())
             .map(|i| self.turn.seen[i])
-            .collect();
-        let touch_unknown = unmatched
-            .iter()
-            .any(|s| s.what == Trace::Lifted && s.t <= done);
-        let rest: Vec<Seen> = unmatched.into_iter().filter(|s| s.t > done).collect();
+            .partition(|s| s.t <= done);
+        let touch_unknown = seen.iter().any(|s| s.what == Trace::Lifted);
+        let reported = seen.len();
+        seen.extend(rest);
+        let mut next = Some(Turn {
+            seen,
+            reported,
+            touch_unknown,
+            ..Turn::default()
+        });
         for (i, (m, t)) in seq.iter().zip(timing.times).enumerate() {
             // A last move that a slider may still go on with, alone on the board, is left to
             // the board as any such move is.
@@ -114,16 +133,12 @@ impl Engine {
                         m,
                     )
             {
-                self.turn = Turn {
-                    seen: rest,
-                    touch_unknown,
-                    ..Turn::default()
-                };
+                self.turn = next.take().unwrap_or_default();
                 self.at(t.min(self.now), |e| {
                     e.report_touches(out);
                     e.evaluate(out);
                 });
-                return true;
+                return Recovery::Taken;
             }
             let seen_made = i == 0
                 && held.is_some_and(|h| match h.held {
@@ -137,20 +152,27 @@ impl Engine {
             };
             self.at(t.min(self.now), |e| e.record(*m, !seen_made, out));
             if self.phase == Phase::Over {
-                return true;
+                return Recovery::Taken;
             }
         }
-        self.turn = Turn {
-            seen: rest,
-            touch_unknown,
-            ..Turn::default()
-        };
+        self.turn = next.take().unwrap_or_default();
         // The last change belongs to the moves: the next player has placed nothing yet.
         self.last_change = None;
         self.report_touches(out);
         self.evaluate(out);
-        true
+        Recovery::Taken
     }
+}
+
+/// What a search for moves the board was not seen making found.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) enum Recovery {
+    /// One story: its moves are taken.
+    Taken,
+    /// Several stories of different moves explain the board: it cannot tell yet.
+    Ambiguous,
+    /// No story explains the board.
+    Nothing,
 }
 
 /// A sequence of moves that explains the board, and when the board showed them.
@@ -160,17 +182,27 @@ struct Story {
     timing: Timing,
 }
 
+/// Readings a story may have lost and still be taken at once.
+const MAX_LOST: usize = 2;
+
 /// Of the sequences that explain the board, the one story, if there is one: a single
-/// sequence; else the only one the board showed in its order; else the only one whose
-/// captures all left a trace on the board; else, when all are the same moves in other orders,
-/// the first.
+/// sequence; else the only one the board showed whole in its order; else the only one it
+/// can have shown losing the fewest readings; else the only one whose captures all left a
+/// trace on the board; else the only shortest one; else, when all are the same moves in
+/// other orders, the first.
 fn one_story(mut found: Vec<Story>) -> Option<Story> {
     found.dedup_by(|a, b| a.seq == b.seq);
     if found.len() > 1 && found.iter().any(|s| s.timing.in_order) {
         found.retain(|s| s.timing.in_order);
     }
+    if let Some(fewest) = found.iter().map(|s| s.timing.lost).min() {
+        found.retain(|s| s.timing.lost == fewest);
+    }
     if let Some(fewest) = found.iter().map(|s| s.timing.untraced).min() {
         found.retain(|s| s.timing.untraced == fewest);
+    }
+    if let Some(shortest) = found.iter().map(|s| s.seq.len()).min() {
+        found.retain(|s| s.seq.len() == shortest);
     }
     if found.len() <= 1 {
         return found.pop();

@@ -6,6 +6,7 @@ use shakmaty::{ByColor, Color};
 use super::arbiter::{Engine, Phase};
 use super::event::{Event, EventKind, Millis};
 use super::recognise::{Search, Verdict};
+use super::recovery::Recovery;
 
 /// What falls due. When several fall due at once, they are handled in this order.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -91,7 +92,7 @@ impl Engine {
                 // A board that stood unexplained: moves made unseen, if one story explains it.
                 let recoverable =
                     self.phase == Phase::Moving && self.alt.is_none() && !self.passive();
-                if recoverable && self.recover(Search::Stood, true, None, out) {
+                if recoverable && self.recover(Search::Stood, true, None, out) == Recovery::Taken {
                     return;
                 }
                 // (A piece in the hand that stood with a trace of a capture is no mismatch.)
