@@ -388,12 +388,13 @@ pub fn bench_tempo(files: &[PathBuf]) -> Result<(), Fail> {
     let lossy = sim::tempo_table(&settings, &games, &MIN_REPLIES_MS, true);
     let pct = |a: usize, b: usize| 100.0 * a as f64 / b.max(1) as f64;
     println!(
-        "| reply from | games read exactly | moves read exactly | with losses: games | moves |"
+        "| reply from | games read exactly | moves read exactly \
+         | with losses: games | moves | games recorded to the end |"
     );
-    println!("| --- | --- | --- | --- | --- |");
+    println!("| --- | --- | --- | --- | --- | --- |");
     for (c, l) in clean.iter().zip(&lossy) {
         println!(
-            "| {} ms | {}/{} | {}/{} ({:.2}%) | {}/{} | {}/{} ({:.2}%) |",
+            "| {} ms | {}/{} | {}/{} ({:.2}%) | {}/{} | {}/{} ({:.2}%) | {}/{} |",
             c.min_reply_ms,
             c.games_exact,
             c.games,
@@ -405,6 +406,8 @@ pub fn bench_tempo(files: &[PathBuf]) -> Result<(), Fail> {
             l.moves_exact,
             l.moves,
             pct(l.moves_exact, l.moves),
+            l.games_to_the_end,
+            l.games,
         );
     }
     eprintln!(

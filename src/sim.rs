@@ -467,6 +467,9 @@ pub struct Read {
     pub moves_exact: usize,
     /// The record is the game, move for move, and nothing more.
     pub exact: bool,
+    /// The record has as many moves as the game (right or not): the reader never lost its
+    /// place for good.
+    pub to_the_end: bool,
 }
 
 /// Compares a record with the game that was played.
@@ -480,6 +483,7 @@ pub fn compare(played: &[Move], recorded: &[Move]) -> Read {
         moves: played.len(),
         moves_exact,
         exact: played == recorded,
+        to_the_end: recorded.len() >= played.len(),
     }
 }
 
@@ -541,6 +545,8 @@ pub struct TempoRow {
     pub min_reply_ms: Millis,
     pub games: usize,
     pub games_exact: usize,
+    /// Games recorded to their end, every move right or not (none stalled).
+    pub games_to_the_end: usize,
     pub moves: usize,
     pub moves_exact: usize,
 }
@@ -577,6 +583,7 @@ pub fn tempo_table(
                 let read = read_game(settings, start, moves, &people(i, min, losses));
                 row.games += 1;
                 row.games_exact += usize::from(read.exact);
+                row.games_to_the_end += usize::from(read.to_the_end);
                 row.moves += read.moves;
                 row.moves_exact += read.moves_exact;
             }

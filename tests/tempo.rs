@@ -60,22 +60,17 @@ fn every_move_of_every_game_is_read_at_every_tempo() {
 
 #[test]
 fn with_sensor_losses_nearly_every_game_is_read_to_its_end() {
-    // Measured when written: 390 of the 410 games, 96.8% of the moves (the first mistake ends
-    // the count of a game), at every
-    // tempo (`chessboardd bench tempo`); the floors leave room for other seeds, not for a
-    // reader that loses its place.
+    // Measured when written (`chessboardd bench tempo`, the same at every tempo): 403 of the 410
+    // games read exactly, 99.23% of the moves (the first mistake ends the count of a game), 405
+    // games recorded to their end. The floors leave room for other seeds, not for a reader
+    // that loses its place: before recovery took stories that lost a reading or two, 390 games
+    // and 96.8% of the moves.
     let rows = sim::tempo_table(&Settings::default(), games(), &MIN_REPLIES_MS, true);
     for row in rows {
-        assert!(
-            row.games_exact * 100 >= row.games * 93,
-            "replies from {} ms: {row:?}",
-            row.min_reply_ms
-        );
-        assert!(
-            row.moves_exact * 100 >= row.moves * 96,
-            "replies from {} ms: {row:?}",
-            row.min_reply_ms
-        );
+        let why = format!("replies from {} ms: {row:?}", row.min_reply_ms);
+        assert!(row.games_exact * 100 >= row.games * 97, "{why}");
+        assert!(row.moves_exact * 100 >= row.moves * 99, "{why}");
+        assert!(row.games_to_the_end * 100 >= row.games * 98, "{why}");
     }
 }
 
