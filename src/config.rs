@@ -14,7 +14,7 @@ use crate::board::BoardSpec;
 use crate::control::buttons::ButtonConfig;
 use crate::control::keypad::KeypadConfig;
 use crate::control::keys::{key_code, Binding, KeyMap, KEY_CODES};
-use crate::engine::clock::{ClockSwitch, TimeControl};
+use crate::engine::clock::{ClockSwitch, Pace, TimeControl};
 use crate::engine::rules::{Mode, RuleProfile};
 use crate::engine::Settings;
 use crate::engine::{Millis, VoiceLevel};
@@ -78,6 +78,8 @@ pub struct RawGame {
     pub board: Option<Spanned<String>>,
     pub white: Option<Spanned<String>>,
     pub black: Option<Spanned<String>>,
+    /// standard, rapid or blitz; by default from the time control.
+    pub kind: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -495,6 +497,11 @@ impl Config {
             )?,
             promotion_default,
             time_control,
+            kind: match &raw.game.kind {
+                None => None,
+                Some(s) if s.get_ref().is_empty() => None,
+                Some(_) => Some(cx.parse(&raw.game.kind, "game.kind", Pace::Standard)?),
+            },
             switch: cx.parse(&raw.clock.switch, "clock.switch", ClockSwitch::default())?,
             wait_for_start: raw.clock.wait_for_start.unwrap_or(false),
             time_warnings_ms: match &raw.clock.warnings {
@@ -1272,6 +1279,12 @@ mod tests {
         let e = err("[clock]\ntime_control = \"5 minutes\"\n");
         assert!(
             e.contains("test.toml:2:") && e.contains("clock.time_control"),
+            "{e}"
+        );
+        let e = err("[game]\nwhite = \"A\"\nkind = \"bullet\"\n");
+        assert!(
+            e.starts_with("test.toml:3:8: game.kind: unknown kind of game 'bullet'")
+                && e.contains("standard, rapid, blitz"),
             "{e}"
         );
     }

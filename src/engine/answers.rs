@@ -17,6 +17,8 @@ impl Engine {
             // Pressing the clock completes whatever the player left standing, now.
             Button::Clock => {
                 if !over {
+                    // The clock pressed ends a j'adoube (4.2).
+                    self.turn.adjusting = false;
                     self.pressing = true;
                     if let Some(h) = self.alt.take() {
                         self.turn.touches_deferred = false;

@@ -109,6 +109,11 @@ pub struct Engine {
     pub(super) mismatch: Mismatch,
     pub(super) illegal_counts: ByColor<u32>,
     pub(super) draw_offer: Option<Color>,
+    /// A draw claim made before the move that is to make it (9.2a, 9.3a): whose.
+    pub(super) claim_with_move: Option<Color>,
+    /// Blitz (Appendix C3): the player who may claim the win after the opponent's illegal
+    /// move, until he makes his own move.
+    pub(super) win_claim: Option<Color>,
     pub(super) last_say: Option<String>,
     /// The time of the last event, so that late decisions keep events in time order.
     pub(super) last_emit: Millis,
@@ -143,6 +148,8 @@ impl Engine {
             mismatch: Mismatch::default(),
             illegal_counts: ByColor { white: 0, black: 0 },
             draw_offer: None,
+            claim_with_move: None,
+            win_claim: None,
             last_say: None,
             last_emit: 0,
             unconfirmed: None,
@@ -476,6 +483,15 @@ impl Engine {
         if let Some(c) = last {
             self.last_change = Some((c.square, c.state != EMPTY));
         }
+        // J'adoube (4.2) covers the pieces adjusted after it, until a piece is set down on a
+        // square it did not stand on: that is a move.
+        let home = self.game.pos.board().occupied();
+        if batch
+            .iter()
+            .any(|c| c.state != EMPTY && !home.contains(c.square))
+        {
+            self.turn.adjusting = false;
+        }
     }
 
     /// After a promotion made with the pawn still on its square, the next change tells whether
@@ -637,7 +653,6 @@ impl Engine {
                 self.turn.vacated = Bitboard::EMPTY;
                 self.mismatch.due = None;
                 self.turn.casual_illegal = None;
-                self.turn.adjusting = false;
                 if self.mismatch.owe_restored || self.mismatch.reported.is_some() {
                     self.restored(out);
                 }
@@ -912,6 +927,14 @@ impl Engine {
         }
         if let Some(ending) = self.game.automatic_ending(&self.s.rules) {
             self.end_game(ending, out);
+            return;
+        }
+        if self.win_claim == Some(color) {
+            // C3: the claim of the win lapses with the claimant's own move.
+            self.win_claim = None;
+        }
+        if self.claim_with_move == Some(color) {
+            self.judge_claim_with_move(color, out);
         }
     }
 

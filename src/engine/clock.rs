@@ -217,6 +217,12 @@ impl Clock {
         &self.tc.periods[i]
     }
 
+    /// `c` plays the quickplay finish (Art. 10.1): his period is the last one and holds all the
+    /// remaining moves.
+    pub fn in_quickplay_finish(&self, c: Color) -> bool {
+        self.period[c] + 1 >= self.tc.periods.len() && self.period_of(c).moves.is_none()
+    }
+
     /// What `c`'s clock shows at time `now`, never below zero.
     pub fn remaining(&self, c: Color, now: Millis) -> i64 {
         let mut r = self.remaining[c];
@@ -323,6 +329,24 @@ impl Clock {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_quickplay_finish_is_the_last_period_with_all_the_moves() {
+        let sudden: TimeControl = "5400".parse().unwrap();
+        assert!(Clock::new(sudden).in_quickplay_finish(Color::White));
+        let periods: TimeControl = "2/7200:1800".parse().unwrap();
+        let mut c = Clock::new(periods);
+        assert!(!c.in_quickplay_finish(Color::White));
+        c.complete_move(Color::White, 1000);
+        c.complete_move(Color::Black, 2000);
+        assert!(!c.in_quickplay_finish(Color::White));
+        c.complete_move(Color::White, 3000);
+        assert!(c.in_quickplay_finish(Color::White));
+        assert!(!c.in_quickplay_finish(Color::Black));
+        // A repeating last period with a move count is never a quickplay finish.
+        let repeating: TimeControl = "40/7200".parse().unwrap();
+        assert!(!Clock::new(repeating).in_quickplay_finish(Color::White));
+    }
+
     use super::*;
 
     fn tc(s: &str) -> TimeControl {

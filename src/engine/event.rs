@@ -108,6 +108,8 @@ pub enum EventKind {
         color: Color,
         kind: &'static str,
         valid: bool,
+        /// Claimed before the move that makes it (9.2a, 9.3a), judged after that move.
+        with_move: bool,
     },
     GameOver {
         result: &'static str,
@@ -319,10 +321,16 @@ impl Event {
                 j.str("text", text);
                 j.str("priority", priority.name());
             }
-            EventKind::Claim { color, kind, valid } => {
+            EventKind::Claim {
+                color,
+                kind,
+                valid,
+                with_move,
+            } => {
                 j.color("color", *color);
                 j.str("kind", kind);
                 j.bool("valid", *valid);
+                j.bool("with_move", *with_move);
             }
             EventKind::GameOver { result, reason } => {
                 j.str("result", result);
@@ -627,6 +635,7 @@ mod tests {
                 color: Color::Black,
                 kind: "threefold",
                 valid: false,
+                with_move: true,
             },
             EventKind::GameOver {
                 result: "1/2-1/2",

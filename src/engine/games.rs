@@ -42,6 +42,8 @@ impl Engine {
         self.phase = Phase::Moving;
         self.illegal_counts = ByColor { white: 0, black: 0 };
         self.draw_offer = None;
+        self.claim_with_move = None;
+        self.win_claim = None;
         self.mismatch = Mismatch::default();
         self.last_say = None;
         self.last_change = None;
@@ -103,6 +105,8 @@ impl Engine {
         self.phase = Phase::Moving;
         self.illegal_counts = game.illegal;
         self.draw_offer = None;
+        self.claim_with_move = None;
+        self.win_claim = None;
         self.mismatch = Mismatch::default();
         self.last_say = self
             .game

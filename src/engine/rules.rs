@@ -27,13 +27,52 @@ pub struct IllegalPenalty {
     pub extra_ms: i64,
     /// The completed illegal move that loses the game (`None`: never).
     pub loses_at: Option<u32>,
+    /// The game lost by illegal moves is drawn when the opponent cannot mate by any series of
+    /// legal moves (2023 Art. 7.5.5; the 1997 and 2005 texts make no such exception).
+    pub draw_if_cannot_mate: bool,
+    /// Blitz (Appendix C3 of 1997 and 2005): the arbiter adds nothing; the opponent may claim
+    /// the win before he makes his own move.
+    pub claim_win: bool,
 }
+
+/// An illegal move is corrected (the position restored, 7.4a), nothing more.
+const CORRECTED: IllegalPenalty = IllegalPenalty {
+    extra_ms: 0,
+    loses_at: None,
+    draw_if_cannot_mate: false,
+    claim_win: false,
+};
+
+/// Two minutes to the opponent for the first and the second, the third loses (1997 Art. 10.3,
+/// 2005 Art. 7.4b).
+const TWO_MINUTES_THIRD_LOSES: IllegalPenalty = IllegalPenalty {
+    extra_ms: 2 * MIN,
+    loses_at: Some(3),
+    draw_if_cannot_mate: false,
+    claim_win: false,
+};
+
+/// Blitz, Appendix C3 (1997 and 2005): the opponent may claim the win.
+const CLAIM_THE_WIN: IllegalPenalty = IllegalPenalty {
+    extra_ms: 0,
+    loses_at: None,
+    draw_if_cannot_mate: false,
+    claim_win: true,
+};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct RuleProfile {
     pub name: &'static str,
+    /// Illegal moves in a standard game, outside a quickplay finish.
     pub illegal_standard: IllegalPenalty,
-    pub illegal_rapid_blitz: IllegalPenalty,
+    /// Illegal moves in the quickplay finish of a standard game (Art. 10: the last period, in
+    /// which all the remaining moves are made in limited time).
+    pub illegal_quickplay: IllegalPenalty,
+    pub illegal_rapid: IllegalPenalty,
+    pub illegal_blitz: IllegalPenalty,
+    /// A blitz flag wins only with "mating potential" (1997 Appendix C4): a king alone, a king
+    /// and a knight or a bishop, two knights against a bare king, do not win.
+    pub blitz_mating_potential: bool,
     /// The game is drawn at once on a fivefold repetition (9.6.1, 2014+).
     pub automatic_fivefold: bool,
     /// The game is drawn at once after 75 moves each without pawn move or capture (9.6.2).
@@ -49,14 +88,13 @@ const MIN: i64 = 60_000;
 
 pub const FIDE_1997: RuleProfile = RuleProfile {
     name: "fide-1997",
-    illegal_standard: IllegalPenalty {
-        extra_ms: 0,
-        loses_at: None,
-    },
-    illegal_rapid_blitz: IllegalPenalty {
-        extra_ms: 0,
-        loses_at: None,
-    },
+    // 7.4: the position is restored, no more; 10.3 in the quickplay finish (and so in a rapid
+    // game, all of it played in a fixed time); C3 in blitz.
+    illegal_standard: CORRECTED,
+    illegal_quickplay: TWO_MINUTES_THIRD_LOSES,
+    illegal_rapid: TWO_MINUTES_THIRD_LOSES,
+    illegal_blitz: CLAIM_THE_WIN,
+    blitz_mating_potential: true,
     automatic_fivefold: false,
     automatic_seventyfive: false,
     wrong_claim: WrongClaim::HalfUpToThree,
@@ -66,14 +104,12 @@ pub const FIDE_1997: RuleProfile = RuleProfile {
 
 pub const FIDE_2005: RuleProfile = RuleProfile {
     name: "fide-2005",
-    illegal_standard: IllegalPenalty {
-        extra_ms: 2 * MIN,
-        loses_at: Some(3),
-    },
-    illegal_rapid_blitz: IllegalPenalty {
-        extra_ms: 2 * MIN,
-        loses_at: Some(3),
-    },
+    // 7.4b everywhere but blitz (B6 leaves rapid to 7.4 once the opponent claims); C3 in blitz.
+    illegal_standard: TWO_MINUTES_THIRD_LOSES,
+    illegal_quickplay: TWO_MINUTES_THIRD_LOSES,
+    illegal_rapid: TWO_MINUTES_THIRD_LOSES,
+    illegal_blitz: CLAIM_THE_WIN,
+    blitz_mating_potential: false,
     automatic_fivefold: false,
     automatic_seventyfive: false,
     wrong_claim: WrongClaim::Graded2005,
@@ -81,16 +117,27 @@ pub const FIDE_2005: RuleProfile = RuleProfile {
     rapid_up_to_ms: 60 * MIN,
 };
 
+const FIDE_2023_STANDARD: IllegalPenalty = IllegalPenalty {
+    extra_ms: 2 * MIN,
+    loses_at: Some(2),
+    draw_if_cannot_mate: true,
+    claim_win: false,
+};
+
+const FIDE_2023_RAPID_BLITZ: IllegalPenalty = IllegalPenalty {
+    extra_ms: MIN,
+    loses_at: Some(2),
+    draw_if_cannot_mate: true,
+    claim_win: false,
+};
+
 pub const FIDE_2023: RuleProfile = RuleProfile {
     name: "fide-2023",
-    illegal_standard: IllegalPenalty {
-        extra_ms: 2 * MIN,
-        loses_at: Some(2),
-    },
-    illegal_rapid_blitz: IllegalPenalty {
-        extra_ms: MIN,
-        loses_at: Some(2),
-    },
+    illegal_standard: FIDE_2023_STANDARD,
+    illegal_quickplay: FIDE_2023_STANDARD,
+    illegal_rapid: FIDE_2023_RAPID_BLITZ,
+    illegal_blitz: FIDE_2023_RAPID_BLITZ,
+    blitz_mating_potential: false,
     automatic_fivefold: true,
     automatic_seventyfive: true,
     wrong_claim: WrongClaim::OpponentTwoMinutes,
@@ -126,6 +173,8 @@ impl fmt::Display for RuleProfile {
 }
 
 impl RuleProfile {
+    /// The kind of game the time control makes by this edition's limits (Appendix B1, C1);
+    /// standard without a clock.
     pub fn pace(&self, tc: Option<&TimeControl>) -> Pace {
         match tc {
             None => Pace::Standard,
@@ -142,10 +191,14 @@ impl RuleProfile {
         }
     }
 
-    pub fn illegal_penalty(&self, tc: Option<&TimeControl>) -> IllegalPenalty {
-        match self.pace(tc) {
+    /// The penalty for a completed illegal move in a game of `pace`; `quickplay` when the
+    /// offender is in the quickplay finish (the last period, all remaining moves in it).
+    pub fn illegal_penalty(&self, pace: Pace, quickplay: bool) -> IllegalPenalty {
+        match pace {
+            Pace::Standard if quickplay => self.illegal_quickplay,
             Pace::Standard => self.illegal_standard,
-            Pace::Rapid | Pace::Blitz => self.illegal_rapid_blitz,
+            Pace::Rapid => self.illegal_rapid,
+            Pace::Blitz => self.illegal_blitz,
         }
     }
 
@@ -175,6 +228,20 @@ pub enum Mode {
     #[default]
     Tournament,
     Casual,
+}
+
+impl FromStr for Pace {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Pace, String> {
+        match s {
+            "standard" => Ok(Pace::Standard),
+            "rapid" => Ok(Pace::Rapid),
+            "blitz" => Ok(Pace::Blitz),
+            _ => Err(format!(
+                "unknown kind of game '{s}' (accepted: standard, rapid, blitz)"
+            )),
+        }
+    }
 }
 
 impl FromStr for Mode {
@@ -212,13 +279,33 @@ mod tests {
         assert_eq!(FIDE_2005.pace(Some(&tc)), Pace::Rapid);
         let tc: TimeControl = "5400+30".parse().unwrap();
         assert_eq!(FIDE_2023.pace(Some(&tc)), Pace::Standard);
+        let blitz = FIDE_2023.pace(Some(&"300+3".parse().unwrap()));
+        assert_eq!(FIDE_2023.illegal_penalty(blitz, true).extra_ms, MIN);
         assert_eq!(
-            FIDE_2023
-                .illegal_penalty(Some(&"300+3".parse().unwrap()))
-                .extra_ms,
-            MIN
+            FIDE_2023.illegal_penalty(Pace::Standard, false).loses_at,
+            Some(2)
         );
-        assert_eq!(FIDE_2023.illegal_penalty(None).loses_at, Some(2));
-        assert_eq!(FIDE_1997.illegal_penalty(None).loses_at, None);
+        assert_eq!(
+            FIDE_1997.illegal_penalty(Pace::Standard, false).loses_at,
+            None
+        );
+        // 1997 Art. 10.3: in the quickplay finish, two minutes, and the third loses.
+        assert_eq!(
+            FIDE_1997.illegal_penalty(Pace::Standard, true),
+            TWO_MINUTES_THIRD_LOSES
+        );
+        assert!(FIDE_1997.illegal_penalty(Pace::Blitz, false).claim_win);
+        assert!(FIDE_2005.illegal_penalty(Pace::Blitz, false).claim_win);
+        assert!(!FIDE_2023.illegal_penalty(Pace::Blitz, false).claim_win);
+        assert!(
+            !FIDE_2005
+                .illegal_penalty(Pace::Standard, false)
+                .draw_if_cannot_mate
+        );
+        assert!(
+            FIDE_2023
+                .illegal_penalty(Pace::Standard, false)
+                .draw_if_cannot_mate
+        );
     }
 }

@@ -5,6 +5,7 @@ use shakmaty::attacks;
 use shakmaty::{Bitboard, Board, Chess, Color, Move, Position, Rank, Role, Square};
 
 use super::arbiter::{Engine, Phase};
+use super::clock::Pace;
 use super::event::{Event, EventKind, Priority};
 use super::game::Ending;
 use super::recognise::{footprint, king_to};
@@ -153,11 +154,20 @@ impl Engine {
         self.mismatch.owe_restored = true;
         self.illegal_counts[color] += 1;
         let count = self.illegal_counts[color];
-        let penalty = self.s.rules.illegal_penalty(self.s.time_control.as_ref());
+        let pace = self.pace();
+        let quickplay = self
+            .clock
+            .as_ref()
+            .is_some_and(|c| c.in_quickplay_finish(color));
+        let penalty = self.s.rules.illegal_penalty(pace, quickplay);
         let loses = penalty.loses_at.is_some_and(|n| count >= n);
         let (penalty_name, extra_ms) = if loses {
             ("loss", None)
-        } else if penalty.loses_at.is_none() && penalty.extra_ms == 0 {
+        } else if penalty.claim_win {
+            // Appendix C3: the opponent may claim the win until he makes his own move.
+            self.win_claim = Some(!color);
+            ("claim_win", None)
+        } else if penalty.extra_ms == 0 {
             ("none", None)
         } else if let Some(clock) = &mut self.clock {
             clock.add(!color, penalty.extra_ms);
@@ -177,14 +187,21 @@ impl Engine {
             },
         );
         let piece = self.game.pos.board().piece_at(from);
-        let mut text = self.s.phrases.words.illegal_move.clone();
+        let w = &self.s.phrases.words;
+        let mut text = w.illegal_move.clone();
         if let Some(p) = piece {
             text = format!("{text}. {}", self.s.phrases.piece_on(p.role, from));
         }
+        if penalty.claim_win {
+            let side = w.color(!color);
+            text = format!("{text}. {}", w.may_claim_win.replace("{side}", side));
+        }
         self.say(out, text, Priority::Error);
         if loses {
-            // Art. 7.4b: lost, unless the opponent cannot mate by any series of legal moves.
-            let winner = (!self.game.pos.has_insufficient_material(!color)).then_some(!color);
+            // 7.4b (2005), 10.3 (1997): lost. 2023's 7.5.5: drawn if the opponent cannot mate
+            // by any series of legal moves.
+            let cannot_mate = self.game.pos.has_insufficient_material(!color);
+            let winner = (!(penalty.draw_if_cannot_mate && cannot_mate)).then_some(!color);
             self.end_game(
                 Ending {
                     winner,
@@ -193,6 +210,37 @@ impl Engine {
                 out,
             );
         }
+    }
+
+    /// The kind of game: as set, else by the time control and the profile's limits.
+    pub(super) fn pace(&self) -> Pace {
+        self.s
+            .kind
+            .unwrap_or_else(|| self.s.rules.pace(self.s.time_control.as_ref()))
+    }
+
+    /// Whether `color` could mate the other king: by any series of legal moves, and in a 1997
+    /// blitz game with the "mating potential" of Appendix C4 (no win with a king alone, a king
+    /// and one minor piece, or two knights against a bare king).
+    fn can_win(&self, color: Color) -> bool {
+        let pos = &self.game.pos;
+        if pos.has_insufficient_material(color) {
+            return false;
+        }
+        if self.s.rules.blitz_mating_potential && self.pace() == Pace::Blitz {
+            let board = pos.board();
+            let ours = board.by_color(color);
+            let minors = (board.knights() | board.bishops()) & ours;
+            let others = ours & !board.kings() & !minors;
+            let theirs_bare = (board.by_color(!color) & !board.kings()).is_empty();
+            if others.is_empty()
+                && (minors.count() <= 1
+                    || (minors.count() == 2 && (board.knights() & ours) == minors && theirs_bare))
+            {
+                return false;
+            }
+        }
+        true
     }
 
     pub(super) fn draw_button(&mut self, out: &mut Vec<Event>) {
@@ -221,21 +269,52 @@ impl Engine {
         }
     }
 
+    /// What the board shows entitles the player to move to a draw by 9.2b or 9.3b.
+    fn draw_claim_on_board(&self) -> Option<(&'static str, &'static str)> {
+        if self.game.repetitions() >= 3 {
+            Some(("threefold", "threefold_repetition"))
+        } else if self.game.pos.halfmoves() >= 100 {
+            Some(("fifty_moves", "fifty_moves"))
+        } else {
+            None
+        }
+    }
+
     pub(super) fn claim(&mut self, out: &mut Vec<Event>) {
         let color = self.game.pos.turn();
-        let (kind, valid, reason) = if self.game.repetitions() >= 3 {
-            ("threefold", true, "threefold_repetition")
-        } else if self.game.pos.halfmoves() >= 100 {
-            ("fifty_moves", true, "fifty_moves")
-        } else if self.game.pos.halfmoves() >= 50 && self.game.repetitions() < 2 {
-            ("fifty_moves", false, "")
-        } else {
-            ("threefold", false, "")
-        };
-        self.emit(out, EventKind::Claim { color, kind, valid });
-        let w = &self.s.phrases.words;
-        if valid {
-            let text = w.claim_valid.clone();
+        // Blitz, Appendix C3: after an illegal move, the opponent's claim is of the win.
+        if let Some(by) = self.win_claim.take() {
+            self.emit(
+                out,
+                EventKind::Claim {
+                    color: by,
+                    kind: "illegal_move",
+                    valid: true,
+                    with_move: false,
+                },
+            );
+            // (C3 of 2005: a claimant who cannot mate gets a draw; 1997: C4.)
+            let winner = self.can_win(by).then_some(by);
+            self.end_game(
+                Ending {
+                    winner,
+                    reason: "illegal_moves",
+                },
+                out,
+            );
+            return;
+        }
+        if let Some((kind, reason)) = self.draw_claim_on_board() {
+            self.emit(
+                out,
+                EventKind::Claim {
+                    color,
+                    kind,
+                    valid: true,
+                    with_move: false,
+                },
+            );
+            let text = self.s.phrases.words.claim_valid.clone();
             self.say(out, text, Priority::Result);
             self.end_game(
                 Ending {
@@ -246,7 +325,59 @@ impl Engine {
             );
             return;
         }
-        let text = w.claim_invalid.clone();
+        // 9.2a, 9.3a: the claim is of the position the player's next move makes. He stops
+        // both clocks (9.5) and makes the move; it is judged when it is made.
+        self.claim_with_move = Some(color);
+        if let Some(c) = &mut self.clock {
+            c.pause(self.now);
+        }
+        self.mismatch.due = Some(self.now + self.s.mismatch_ms);
+        let text = self.s.phrases.words.claim_with_move.clone();
+        self.say(out, text, Priority::Info);
+        self.emit_clock(out);
+    }
+
+    /// The move a claim waited for is made: the claim is judged on the position it made.
+    pub(super) fn judge_claim_with_move(&mut self, color: Color, out: &mut Vec<Event>) {
+        self.claim_with_move = None;
+        let found = self.draw_claim_on_board();
+        let kind = match found {
+            Some((kind, _)) => kind,
+            None if self.game.pos.halfmoves() >= 90 => "fifty_moves",
+            None => "threefold",
+        };
+        self.emit(
+            out,
+            EventKind::Claim {
+                color,
+                kind,
+                valid: found.is_some(),
+                with_move: true,
+            },
+        );
+        if let Some((_, reason)) = found {
+            let text = self.s.phrases.words.claim_valid.clone();
+            self.say(out, text, Priority::Result);
+            self.end_game(
+                Ending {
+                    winner: None,
+                    reason,
+                },
+                out,
+            );
+            return;
+        }
+        self.wrong_claim(color, out);
+        if let Some(c) = &mut self.clock {
+            // The clocks stood from the claim; the game goes on with the opponent's.
+            c.resume(self.now);
+        }
+        self.emit_clock(out);
+    }
+
+    /// 9.5b: the game goes on; the profile's penalty.
+    fn wrong_claim(&mut self, color: Color, out: &mut Vec<Event>) {
+        let text = self.s.phrases.words.claim_invalid.clone();
         self.say(out, text, Priority::Result);
         if let Some(clock) = &mut self.clock {
             let (claimant, bonus) = self
@@ -257,7 +388,6 @@ impl Engine {
             clock.add(!color, bonus);
         }
         self.arm_warnings();
-        self.emit_clock(out);
     }
 
     pub(super) fn resign(&mut self, out: &mut Vec<Event>) {
@@ -275,8 +405,9 @@ impl Engine {
         let Some(flagged) = self.clock.as_ref().and_then(|c| c.running()) else {
             return;
         };
-        // Art. 6.10: a draw when the opponent could not mate by any series of legal moves.
-        let winner = (!self.game.pos.has_insufficient_material(!flagged)).then_some(!flagged);
+        // 1997 Art. 6.9, 2005 Art. 6.10: a draw when the opponent could not mate by any series
+        // of legal moves; 1997 blitz (C4): when he has no mating potential.
+        let winner = self.can_win(!flagged).then_some(!flagged);
         self.end_game(
             Ending {
                 winner,
@@ -292,6 +423,8 @@ impl Engine {
         self.alt = None;
         self.mismatch.due = None;
         self.draw_offer = None;
+        self.claim_with_move = None;
+        self.win_claim = None;
         self.emit(
             out,
             EventKind::GameOver {

@@ -2,7 +2,7 @@
 
 use shakmaty::Role;
 
-use super::clock::{ClockSwitch, TimeControl};
+use super::clock::{ClockSwitch, Pace, TimeControl};
 use super::event::Millis;
 use super::input::VoiceLevel;
 use super::rules::{Mode, RuleProfile};
@@ -21,6 +21,9 @@ pub struct Settings {
     pub promotion_ms: Millis,
     pub promotion_default: Role,
     pub time_control: Option<TimeControl>,
+    /// Standard, rapid or blitz, as the config says (`game.kind`); `None`: by the time
+    /// control, with the rule profile's limits (Appendix B1, C1), standard without one.
+    pub kind: Option<Pace>,
     /// How a move is completed on the clock: at once (Appendix F2.3) or by a clock button
     /// (Art. 6.8).
     pub switch: ClockSwitch,
@@ -52,6 +55,7 @@ impl Default for Settings {
             promotion_ms: 3000,
             promotion_default: Role::Queen,
             time_control: None,
+            kind: None,
             switch: ClockSwitch::Auto,
             wait_for_start: false,
             time_warnings_ms: TIME_WARNINGS_MS.to_vec(),

@@ -1,10 +1,10 @@
 //! Time without input: what falls due next (a flag, a low-time warning, a debounced change, a
 //! held decision, the mismatch guidance), and the low-time warnings' bookkeeping.
 
-use shakmaty::{ByColor, Color};
+use shakmaty::{ByColor, Color, Position};
 
 use super::arbiter::{Engine, Phase};
-use super::event::{Event, EventKind, Millis};
+use super::event::{Event, EventKind, Millis, Priority};
 use super::recognise::{Search, Verdict};
 use super::recovery::Recovery;
 
@@ -89,6 +89,14 @@ impl Engine {
             Due::Hold => self.hold_due(out),
             Due::Mismatch => {
                 self.mismatch.due = None;
+                // A claim waits for its move and the player has touched nothing.
+                let untouched = self.turn.touches.is_empty()
+                    && self.phys.occupied() == self.game.pos.board().occupied();
+                if self.claim_with_move.is_some() && untouched {
+                    let text = self.s.phrases.words.waiting_for_move.clone();
+                    self.say(out, text, Priority::Info);
+                    return;
+                }
                 // A board that stood unexplained: moves made unseen, if one story explains it.
                 let recoverable =
                     self.phase == Phase::Moving && self.alt.is_none() && !self.passive();

@@ -186,6 +186,14 @@ pub struct Words {
     pub voice_limit: String,
     pub keys_intro: String,
     pub long_press: String,
+    /// A claim pressed before the move that makes it (9.2a, 9.3a): the move is awaited.
+    pub claim_with_move: String,
+    /// That claim still waiting, and the player has touched nothing.
+    pub waiting_for_move: String,
+    /// Blitz, Appendix C3: "{side}" may claim the win after an illegal move.
+    pub may_claim_win: String,
+    /// After a clock time: the time used, not the time left (F2.9d).
+    pub used: String,
     /// The spoken name of each command, in the order of `control::COMMAND_NAMES`.
     pub commands: [String; COMMAND_COUNT],
 }
@@ -303,6 +311,10 @@ word_fields!(
     voice_limit,
     keys_intro,
     long_press,
+    claim_with_move,
+    waiting_for_move,
+    may_claim_win,
+    used,
 );
 
 fn word_list<const N: usize>(key: &str, value: &toml::Value) -> Result<[String; N], String> {
@@ -412,6 +424,10 @@ impl Words {
             voice_limit: "Grenze erreicht".into(),
             keys_intro: "Tasten".into(),
             long_press: "lang".into(),
+            claim_with_move: "Reklamation mit dem nächsten Zug".into(),
+            waiting_for_move: "Warte auf Ihren Zug".into(),
+            may_claim_win: "{side} kann den Gewinn reklamieren".into(),
+            used: "verbraucht".into(),
             commands: s([
                 "letzter Zug",
                 "Züge",
@@ -518,6 +534,10 @@ impl Words {
             voice_limit: "Limit reached".into(),
             keys_intro: "Keys".into(),
             long_press: "held".into(),
+            claim_with_move: "Claim with your next move".into(),
+            waiting_for_move: "Waiting for your move".into(),
+            may_claim_win: "{side} may claim the win".into(),
+            used: "used".into(),
             commands: s([
                 "last move",
                 "moves",
@@ -624,6 +644,10 @@ impl Words {
             voice_limit: "Limită atinsă".into(),
             keys_intro: "Taste".into(),
             long_press: "lung".into(),
+            claim_with_move: "Cerere cu mutarea următoare".into(),
+            waiting_for_move: "Aștept mutarea dumneavoastră".into(),
+            may_claim_win: "{side} poate cere câștigul".into(),
+            used: "consumat".into(),
             commands: s([
                 "ultima mutare",
                 "mutări",
@@ -728,6 +752,10 @@ impl Words {
             voice_limit: "Gränsen nådd".into(),
             keys_intro: "Tangenter".into(),
             long_press: "länge".into(),
+            claim_with_move: "Krav med nästa drag".into(),
+            waiting_for_move: "Väntar på ert drag".into(),
+            may_claim_win: "{side} kan kräva vinst".into(),
+            used: "förbrukat".into(),
             commands: s([
                 "senaste drag",
                 "drag",
