@@ -16,6 +16,7 @@ use crate::control::keypad::KeypadConfig;
 use crate::control::keys::{key_code, Binding, KeyMap, KEY_CODES};
 use crate::engine::clock::{ClockSwitch, Pace, TimeControl};
 use crate::engine::rules::{Mode, RuleProfile};
+use crate::engine::settings::TimeAnswer;
 use crate::engine::Settings;
 use crate::engine::{Millis, VoiceLevel};
 use crate::speech::audio::Earcon;
@@ -160,13 +161,22 @@ pub struct RawBoard {
     pub mismatch_ms: Option<Spanned<i64>>,
 }
 
+/// `clock.warnings`: seconds left, or "auto" (by the mode).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum Warnings {
+    Seconds(Vec<i64>),
+    Word(String),
+}
+
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawClock {
     pub time_control: Option<Spanned<String>>,
     pub switch: Option<Spanned<String>>,
     pub wait_for_start: Option<bool>,
-    pub warnings: Option<Spanned<Vec<i64>>>,
+    pub warnings: Option<Spanned<Warnings>>,
+    pub time_answer: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -504,11 +514,26 @@ impl Config {
             },
             switch: cx.parse(&raw.clock.switch, "clock.switch", ClockSwitch::default())?,
             wait_for_start: raw.clock.wait_for_start.unwrap_or(false),
-            time_warnings_ms: match &raw.clock.warnings {
-                None => d.time_warnings_ms.clone(),
-                Some(list) => {
+            time_answer: cx.parse(
+                &raw.clock.time_answer,
+                "clock.time_answer",
+                TimeAnswer::default(),
+            )?,
+            time_warnings_ms: match raw.clock.warnings.as_ref().map(|w| (w, w.get_ref())) {
+                None => None,
+                Some((_, Warnings::Word(w))) if w == "auto" => None,
+                Some((w, Warnings::Word(other))) => {
+                    return cx.err(
+                        w.span(),
+                        "clock.warnings",
+                        format!(
+                            "'{other}' (accepted: \"auto\", or a list of seconds such as [300, 60, 10])"
+                        ),
+                    )
+                }
+                Some((list, Warnings::Seconds(seconds))) => {
                     let mut v = Vec::new();
-                    for &secs in list.get_ref() {
+                    for &secs in seconds {
                         if !(1..=36_000).contains(&secs) {
                             return cx.err(
                                 list.span(),
@@ -523,7 +548,7 @@ impl Config {
                     }
                     v.sort_unstable_by(|a, b| b.cmp(a));
                     v.dedup();
-                    v
+                    Some(v)
                 }
             },
             voice: VoiceLevel {
@@ -1279,6 +1304,16 @@ mod tests {
         let e = err("[clock]\ntime_control = \"5 minutes\"\n");
         assert!(
             e.contains("test.toml:2:") && e.contains("clock.time_control"),
+            "{e}"
+        );
+        let e = err("[clock]\nwarnings = \"often\"\n");
+        assert!(
+            e.starts_with("test.toml:2:12: clock.warnings: 'often'") && e.contains("\"auto\""),
+            "{e}"
+        );
+        let e = err("[clock]\ntime_answer = \"left\"\n");
+        assert!(
+            e.contains("clock.time_answer") && e.contains("remaining, used"),
             "{e}"
         );
         let e = err("[game]\nwhite = \"A\"\nkind = \"bullet\"\n");

@@ -76,6 +76,7 @@ fn a_game_taken_back_after_its_end_is_recorded_as_it_goes_on() {
 fn a_resumed_game_still_warns_of_low_time() {
     let settings = Settings {
         time_control: Some("300".parse().unwrap()),
+        time_warnings_ms: Some(vec![300_000, 60_000, 10_000]),
         ..Settings::default()
     };
     let mut e = Engine::new(settings);

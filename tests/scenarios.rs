@@ -3,7 +3,8 @@
 //!
 //! Matching: the actual events are filtered to the `type`s that appear in the expect file; the
 //! filtered list must be as long as the expect list, and each expected object must be a subset
-//! of the actual event at the same position.
+//! of the actual event at the same position. A script line `#! absent: TYPE...` asserts that
+//! no event of those types comes at all.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -57,6 +58,16 @@ fn run_one(script: &Path) -> Result<(), String> {
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
         .map(|l| serde_json::from_str(l).map_err(|e| format!("bad expect line {l}: {e}")))
         .collect::<Result<_, _>>()?;
+    // `#! absent: TYPE ...`: no event of these types at all.
+    for absent in text
+        .lines()
+        .filter_map(|l| l.strip_prefix("#! absent:"))
+        .flat_map(str::split_whitespace)
+    {
+        if let Some(e) = actual.iter().find(|a| a["type"] == absent) {
+            return Err(format!("no `{absent}` event expected, got {e}"));
+        }
+    }
     let types: Vec<&str> = expected.iter().filter_map(|e| e["type"].as_str()).collect();
     let filtered: Vec<&Value> = actual
         .iter()

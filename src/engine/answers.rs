@@ -7,6 +7,8 @@ use super::arbiter::{Engine, Held, Phase};
 use super::event::{Event, EventKind, Millis, Priority};
 use super::input::{Button, Command, VoiceChange, CONFIRM_MS};
 use super::rules::Mode;
+use super::settings::TimeAnswer;
+use crate::speech::phrase::Style;
 
 impl Engine {
     /// A control input at time `t`.
@@ -47,9 +49,14 @@ impl Engine {
                             {
                                 self.phase = Phase::Moving;
                                 self.complete(*m, false, out);
+                                // (The move's announcement names the piece.)
+                                return;
                             }
                         }
                     }
+                    // The choice confirmed aloud: the next promotion takes this piece.
+                    let text = self.s.phrases.words.piece(role).to_string();
+                    self.say(out, text, Priority::Info);
                 }
                 return;
             }
@@ -304,23 +311,38 @@ impl Engine {
 
     /// F2.9d: the number of moves made and the time of both players.
     pub(super) fn time_text(&self) -> String {
-        let w = &self.s.phrases.words;
+        let p = &self.s.phrases;
+        let w = &p.words;
         let moves = self.game.plies.len().div_ceil(2);
         let mut text = match moves {
             1 => w.one_move.clone(),
             n => format!("{n} {}", w.moves_made),
         };
         if let Some(c) = &self.clock {
-            let p = &self.s.phrases;
+            // F2.9d speaks of the time used; the time left is what a clock shows. The long
+            // style tells both.
+            let tell = |color: Color| {
+                let left = p.duration(c.remaining(color, self.now));
+                let used = || format!("{} {}", p.duration(c.used(color, self.now)), w.used);
+                match (p.style, self.s.time_answer) {
+                    (Style::Long, _) => format!("{left}, {}", used()),
+                    (_, TimeAnswer::Remaining) => left,
+                    (_, TimeAnswer::Used) => used(),
+                }
+            };
             text = format!(
                 "{text}. {} {}. {} {}",
                 w.white,
-                p.duration(c.remaining(Color::White, self.now)),
+                tell(Color::White),
                 w.black,
-                p.duration(c.remaining(Color::Black, self.now))
+                tell(Color::Black)
             );
         }
-        format!("{text}. {} {}", w.color(self.game.pos.turn()), w.to_move)
+        // After the end, the result instead of whose move it is.
+        match self.game.ending {
+            Some(e) => format!("{text}. {}", p.game_over(e.winner, e.reason)),
+            None => format!("{text}. {} {}", w.color(self.game.pos.turn()), w.to_move),
+        }
     }
 }
 

@@ -185,6 +185,8 @@ pub struct Clock {
     since: Millis,
     /// The clock that ran when the clocks were paused.
     paused: Option<Color>,
+    /// The time each player has used (F2.9d), up to the last stop.
+    used: ByColor<i64>,
 }
 
 impl Clock {
@@ -201,6 +203,7 @@ impl Clock {
             running: None,
             since: 0,
             paused: None,
+            used: ByColor { white: 0, black: 0 },
         }
     }
 
@@ -233,6 +236,17 @@ impl Clock {
         r.max(0)
     }
 
+    /// The time `c` has used so far at `now` (what his clock ran, the delay of Art. 6.2b not
+    /// counted): F2.9d's "time used".
+    pub fn used(&self, c: Color, now: Millis) -> i64 {
+        let mut u = self.used[c];
+        if self.running == Some(c) {
+            let ran = now.saturating_sub(self.since) as i64 - self.period_of(c).delay_ms;
+            u += ran.max(0);
+        }
+        u
+    }
+
     /// Starts `c`'s clock at `now` (the other one stops).
     pub fn start(&mut self, c: Color, now: Millis) {
         self.stop(now);
@@ -243,6 +257,7 @@ impl Clock {
     /// Stops whichever clock runs, keeping what it shows.
     pub fn stop(&mut self, now: Millis) {
         if let Some(c) = self.running {
+            self.used[c] = self.used(c, now);
             self.remaining[c] = self.remaining(c, now);
             self.running = None;
         }

@@ -27,10 +27,15 @@ pub struct Settings {
     /// How a move is completed on the clock: at once (Appendix F2.3) or by a clock button
     /// (Art. 6.8).
     pub switch: ClockSwitch,
+    /// What `time` tells of each clock: the time left, or the time used (F2.9d); the long
+    /// style tells both.
+    pub time_answer: TimeAnswer,
     /// A new game's clock stands until it is started (`start`).
     pub wait_for_start: bool,
-    /// Time left at which a player is warned, largest first.
-    pub time_warnings_ms: Vec<Millis>,
+    /// Time left at which a player is warned, largest first; `None`: by the mode (none in
+    /// tournament mode, where Appendix F2.9d has the time told on request only; the default
+    /// thresholds in casual mode).
+    pub time_warnings_ms: Option<Vec<Millis>>,
     /// The speech rate and volume at start; `rate up` and the like change them.
     pub voice: VoiceLevel,
     /// What `help` says, when the keys and buttons configured should be told; default: the
@@ -39,6 +44,29 @@ pub struct Settings {
     /// PGN tags of the games (Event, Round, White, Black and the like), from the config.
     pub pgn_tags: Vec<(String, String)>,
     pub phrases: Phrases,
+}
+
+/// What the `time` answer tells of each clock.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum TimeAnswer {
+    /// The time left.
+    #[default]
+    Remaining,
+    /// The time used so far (Appendix F2.9d's words).
+    Used,
+}
+
+impl std::str::FromStr for TimeAnswer {
+    type Err = String;
+    fn from_str(s: &str) -> Result<TimeAnswer, String> {
+        match s {
+            "remaining" => Ok(TimeAnswer::Remaining),
+            "used" => Ok(TimeAnswer::Used),
+            _ => Err(format!(
+                "unknown time answer '{s}' (accepted: remaining, used)"
+            )),
+        }
+    }
 }
 
 /// The default low-time warnings: 5 minutes, 1 minute, 10 seconds.
@@ -57,12 +85,24 @@ impl Default for Settings {
             time_control: None,
             kind: None,
             switch: ClockSwitch::Auto,
+            time_answer: TimeAnswer::Remaining,
             wait_for_start: false,
-            time_warnings_ms: TIME_WARNINGS_MS.to_vec(),
+            time_warnings_ms: None,
             voice: VoiceLevel::default(),
             help: None,
             pgn_tags: Vec::new(),
             phrases: Phrases::new(Default::default(), Default::default(), Default::default()),
+        }
+    }
+}
+
+impl Settings {
+    /// The low-time warnings in force: as set, else by the mode.
+    pub fn warnings(&self) -> &[Millis] {
+        match (&self.time_warnings_ms, self.mode) {
+            (Some(v), _) => v,
+            (None, Mode::Tournament) => &[],
+            (None, Mode::Casual) => &TIME_WARNINGS_MS,
         }
     }
 }

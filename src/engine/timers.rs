@@ -19,7 +19,7 @@ pub(super) enum Due {
     Mismatch,
 }
 
-/// Low-time warnings given, per player (bit i: `time_warnings_ms[i]`).
+/// Low-time warnings given, per player (bit i: the i-th threshold of `Settings::warnings`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(super) struct Warnings {
     warned: ByColor<u32>,
@@ -120,7 +120,7 @@ impl Engine {
         let color = clock.running()?;
         let flag = clock.flag_time()?;
         self.s
-            .time_warnings_ms
+            .warnings()
             .iter()
             .enumerate()
             .filter(|(i, _)| self.warnings.warned[color] & (1 << i) == 0)
@@ -138,7 +138,7 @@ impl Engine {
         }
         for color in [Color::White, Color::Black] {
             let left = self.time_left(color).max(0) as Millis;
-            for (i, &x) in self.s.time_warnings_ms.iter().enumerate().take(32) {
+            for (i, &x) in self.s.warnings().iter().enumerate().take(32) {
                 let bit = 1 << i;
                 if self.warnings.warned[color] & bit != 0 && left > 2 * x {
                     self.warnings.warned[color] &= !bit;
@@ -160,7 +160,7 @@ impl Engine {
     /// Takes every warning at or above what `color`'s clock shows as given.
     pub(super) fn mark_warned(&mut self, color: Color) {
         let left = self.time_left(color).max(0) as Millis;
-        for (i, &x) in self.s.time_warnings_ms.iter().enumerate().take(32) {
+        for (i, &x) in self.s.warnings().iter().enumerate().take(32) {
             if left <= x {
                 self.warnings.warned[color] |= 1 << i;
             }
