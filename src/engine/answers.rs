@@ -7,6 +7,7 @@ use super::arbiter::{Engine, Held, Phase};
 use super::event::{Event, EventKind, Millis, Priority};
 use super::input::{Button, Command, VoiceChange, CONFIRM_MS};
 use super::rules::Mode;
+use crate::speech::phrase::sentences;
 
 impl Engine {
     /// A control input at time `t`.
@@ -241,7 +242,7 @@ impl Engine {
                     .is_some_and(|(u, at)| u == b && self.now.saturating_sub(at) <= CONFIRM_MS);
                 if !confirmed {
                     self.unconfirmed = Some((b, self.now));
-                    let text = w.confirm.clone();
+                    let text = sentences(&w.confirm);
                     self.say(out, text.clone(), Priority::Query);
                     return text;
                 }
@@ -255,6 +256,8 @@ impl Engine {
                 return said_since(out, before);
             }
         };
+        // Said as a sentence, and answered as said.
+        let text = sentences(&text);
         self.say(out, text.clone(), Priority::Query);
         text
     }
@@ -303,11 +306,8 @@ impl Engine {
     /// F2.9d: the number of moves made and the time of both players.
     pub(super) fn time_text(&self) -> String {
         let w = &self.s.phrases.words;
-        let moves = self.game.plies.len().div_ceil(2);
-        let mut text = match moves {
-            1 => w.one_move.clone(),
-            n => format!("{n} {}", w.moves_made),
-        };
+        let moves = self.game.plies.len().div_ceil(2) as u64;
+        let mut text = w.count(moves, &w.one_move, &w.moves_made);
         if let Some(c) = &self.clock {
             let p = &self.s.phrases;
             text = format!(
