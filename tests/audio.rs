@@ -109,7 +109,10 @@ fn say_writes_a_wav_file_and_speaks_moves() {
             "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",
         ],
     );
-    assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "short castling");
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout).trim(),
+        "Castles kingside"
+    );
     assert!(
         !h.join("card.wav").exists(),
         "the text backend makes no sound"

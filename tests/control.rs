@@ -408,3 +408,89 @@ fn the_keypad_gives_every_command_its_key() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+const TO_CASTLING: &str =
+    "lift e2\nplace e4\nlift e7\nplace e5\nlift g1\nplace f3\nlift b8\nplace c6\n\
+lift f1\nplace c4\nwait 500\nlift g8\nplace f6\nlift e1\nplace g1\nlift h1\nplace f1\n";
+
+/// Every answer is a sentence that begins with a capital letter (or a number), in every
+/// language and with every way of speaking files, however its words begin.
+#[test]
+fn answers_begin_with_a_capital_in_every_language() {
+    use chessboardd::speech::phrase::{FileWords, Lang, Phrases, Style};
+    let questions = [
+        "last",
+        "moves 1",
+        "moves 3",
+        "time",
+        "turn",
+        "position",
+        "position white P",
+        "position black B",
+        "rank 4",
+        "rank 6",
+        "file e",
+        "square e3",
+        "square e4",
+        "help",
+        "pause",
+        "resume",
+        "rate up",
+        "adjust",
+        "claim",
+        "draw",
+        "resign",
+        "resign",
+        "last",
+    ];
+    for lang in ["appendix-f", "de", "en", "ro", "sv"] {
+        for files in [FileWords::Phonetic, FileWords::Nato, FileWords::Letters] {
+            let settings = Settings {
+                time_control: Some("60+0".parse().unwrap()),
+                phrases: Phrases::new(lang.parse::<Lang>().unwrap(), Style::Short, files),
+                ..Settings::default()
+            };
+            let (mut e, t) = engine_after(TO_CASTLING, settings);
+            for (i, q) in questions.iter().enumerate() {
+                let said = ask(&mut e, t + i as u64 * 100, q);
+                let first = said.chars().next();
+                assert!(
+                    first.is_some_and(|c| c.is_uppercase() || c.is_ascii_digit()),
+                    "{lang} {files:?} {q}: {said:?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn answers_in_the_words_of_each_language() {
+    use chessboardd::speech::phrase::{FileWords, Lang, Phrases, Style};
+    let in_lang = |lang: Lang| Settings {
+        time_control: Some("60+0".parse().unwrap()),
+        phrases: Phrases::new(lang, Style::Short, FileWords::Phonetic),
+        ..Settings::default()
+    };
+    let (mut en, t) = engine_after(TO_CASTLING, in_lang(Lang::En));
+    assert_eq!(ask(&mut en, t, "last"), "Castles kingside");
+    assert_eq!(ask(&mut en, t, "moves 1"), "4. Castles kingside");
+    let ro_settings = Settings {
+        time_control: Some("1200+0".parse().unwrap()),
+        ..in_lang(Lang::Ro)
+    };
+    let (mut ro, t) = engine_after("lift e2\nplace e4\n", ro_settings);
+    // Black's clock has run for ten seconds less a few milliseconds.
+    assert_eq!(
+        ask(&mut ro, t, "time"),
+        "O mutare. Albul 20 de minute. Negrul 19 minute 51 de secunde. Negrul la mutare"
+    );
+    assert_eq!(
+        ask(&mut ro, t, "file a"),
+        "Coloana Anna: Albul: Turn Anna unu, Pion Anna doi. Negrul: Turn Anna opt, Pion Anna șapte"
+    );
+    let (mut sv, t) = engine_after(TO_CASTLING, in_lang(Lang::Sv));
+    // Not entitled by the board: the claim is of the next move (9.2a), judged when it is made.
+    assert_eq!(ask(&mut sv, t, "claim"), "Krav med nästa drag");
+    assert_eq!(ask(&mut sv, t, "resign"), "Tryck igen för att bekräfta");
+    assert_eq!(ask(&mut sv, t, "resign"), "Svart ger upp. Vit vinner");
+}

@@ -5,9 +5,13 @@ use shakmaty::{Color, Position, Role, Square};
 
 use super::arbiter::{Engine, Phase};
 use super::event::{Event, EventKind, Priority};
+use crate::speech::phrase::sentences;
 
 impl Engine {
+    /// Says `text`, every sentence of it beginning with a capital letter, whatever the words
+    /// it was put together from.
     pub(super) fn say(&mut self, out: &mut Vec<Event>, text: String, priority: Priority) {
+        let text = sentences(&text);
         self.emit(out, EventKind::Say { text, priority });
     }
 

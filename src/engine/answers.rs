@@ -8,7 +8,7 @@ use super::event::{Event, EventKind, Millis, Priority};
 use super::input::{Button, Command, VoiceChange, CONFIRM_MS};
 use super::rules::Mode;
 use super::settings::TimeAnswer;
-use crate::speech::phrase::Style;
+use crate::speech::phrase::{sentences, Style};
 
 impl Engine {
     /// A control input at time `t`.
@@ -250,7 +250,7 @@ impl Engine {
                     .is_some_and(|(u, at)| u == b && self.now.saturating_sub(at) <= CONFIRM_MS);
                 if !confirmed {
                     self.unconfirmed = Some((b, self.now));
-                    let text = w.confirm.clone();
+                    let text = sentences(&w.confirm);
                     self.say(out, text.clone(), Priority::Query);
                     return text;
                 }
@@ -264,6 +264,8 @@ impl Engine {
                 return said_since(out, before);
             }
         };
+        // Said as a sentence, and answered as said.
+        let text = sentences(&text);
         self.say(out, text.clone(), Priority::Query);
         text
     }
@@ -313,11 +315,8 @@ impl Engine {
     pub(super) fn time_text(&self) -> String {
         let p = &self.s.phrases;
         let w = &p.words;
-        let moves = self.game.plies.len().div_ceil(2);
-        let mut text = match moves {
-            1 => w.one_move.clone(),
-            n => format!("{n} {}", w.moves_made),
-        };
+        let moves = self.game.plies.len().div_ceil(2) as u64;
+        let mut text = w.count(moves, &w.one_move, &w.moves_made);
         if let Some(c) = &self.clock {
             // F2.9d speaks of the time used; the time left is what a clock shows. The long
             // style tells both.

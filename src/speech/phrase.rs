@@ -156,6 +156,10 @@ pub struct Words {
     pub moves_made: String,
     pub minutes: String,
     pub seconds: String,
+    /// The word a language puts between a count and its noun when the count's last two digits
+    /// are 00 or 20 to 99 (0 excepted): Romanian "25 de mutări", "120 de mutări", but
+    /// "19 mutări", "101 mutări". Empty in the languages that have no such word.
+    pub count_link: String,
     pub no_move_yet: String,
     pub to_move: String,
     pub starting: String,
@@ -281,6 +285,7 @@ word_fields!(
     moves_made,
     minutes,
     seconds,
+    count_link,
     no_move_yet,
     to_move,
     starting,
@@ -394,6 +399,7 @@ impl Words {
             moves_made: "Züge".into(),
             minutes: "Minuten".into(),
             seconds: "Sekunden".into(),
+            count_link: "".into(),
             no_move_yet: "Noch kein Zug".into(),
             to_move: "am Zug".into(),
             starting: "Schachbrett startet".into(),
@@ -469,8 +475,8 @@ impl Words {
             check: "check".into(),
             checkmate: "checkmate".into(),
             en_passant: "en passant".into(),
-            short_castling: "short castling".into(),
-            long_castling: "long castling".into(),
+            short_castling: "castles kingside".into(),
+            long_castling: "castles queenside".into(),
             white: "White".into(),
             black: "Black".into(),
             wins: "wins".into(),
@@ -504,6 +510,7 @@ impl Words {
             moves_made: "moves".into(),
             minutes: "minutes".into(),
             seconds: "seconds".into(),
+            count_link: "".into(),
             no_move_yet: "No move yet".into(),
             to_move: "to move".into(),
             starting: "Chessboard starting".into(),
@@ -608,12 +615,13 @@ impl Words {
             claim_invalid: "Cerere neîntemeiată".into(),
             draw_offer: "propune remiză".into(),
             draw_offer_lapsed: "Propunerea de remiză a expirat".into(),
-            takeback: "Mutare retrasă".into(),
-            adjust: "J'adoube".into(),
-            no_takeback: "Retragerea doar în joc liber".into(),
+            takeback: "Mutare luată înapoi".into(),
+            adjust: "Aranjez".into(),
+            no_takeback: "Mutarea se ia înapoi doar în joc liber".into(),
             moves_made: "mutări".into(),
             minutes: "minute".into(),
             seconds: "secunde".into(),
+            count_link: "de".into(),
             no_move_yet: "Nicio mutare încă".into(),
             to_move: "la mutare".into(),
             starting: "Tabla pornește".into(),
@@ -626,8 +634,8 @@ impl Words {
             resumed: "Ceasul merge".into(),
             empty: "liber".into(),
             rank: "Orizontala".into(),
-            file_word: "Verticala".into(),
-            help: "Comenzi: ultima mutare, mutări, timp, la mutare, poziție, orizontală, verticală, câmp, transformare, remiză, cerere, abandon, ajustez, pauză, continuare, partidă nouă, retragere, ajutor, ceas, pornește ceasul, pauză sau continuare, mai repede, mai lent, mai tare, mai încet".into(),
+            file_word: "Coloana".into(),
+            help: "Comenzi: ultima mutare, mutări, timp, la mutare, poziție, orizontală, coloană, câmp, transformare, remiză, cerere, abandon, aranjez, pauză, continuare, partidă nouă, mutare luată înapoi, ajutor, ceas, pornește ceasul, pauză sau continuare, mai repede, mai lent, mai tare, mai încet".into(),
             one_move: "o mutare".into(),
             game_resumed: "Partida continuă".into(),
             on_your_board: "Pe tabla dumneavoastră".into(),
@@ -655,17 +663,17 @@ impl Words {
                 "la mutare",
                 "poziție",
                 "orizontală",
-                "verticală",
+                "coloană",
                 "câmp",
                 "transformare",
                 "remiză",
                 "cerere",
                 "abandon",
-                "ajustez",
+                "aranjez",
                 "pauză",
                 "continuare",
                 "partidă nouă",
-                "retragere",
+                "mutare luată înapoi",
                 "ajutor",
                 "ceas",
                 "pornește ceasul",
@@ -685,7 +693,7 @@ impl Words {
             pieces: s(["Kung", "Dam", "Torn", "Löpare", "Springare", "Bonde"]),
             capture: "slår".into(),
             check: "schack".into(),
-            checkmate: "schack matt".into(),
+            checkmate: "schackmatt".into(),
             en_passant: "en passant".into(),
             short_castling: "kort rockad".into(),
             long_castling: "lång rockad".into(),
@@ -700,7 +708,7 @@ impl Words {
             threefold: "Trefaldig upprepning".into(),
             fifty_moves: "50-dragsregeln".into(),
             agreement: "Remi överenskommen".into(),
-            resignation: "Uppgivet".into(),
+            resignation: "{side} ger upp".into(),
             time_forfeit: "Tidsöverskridning".into(),
             illegal_moves: "Otillåtna drag".into(),
             illegal_move: "Otillåtet drag".into(),
@@ -712,16 +720,17 @@ impl Words {
             on: "på".into(),
             restored: "Ställningen återställd".into(),
             new_game: "Nytt parti".into(),
-            claim_valid: "Reklamationen godtas".into(),
-            claim_invalid: "Reklamationen avslås".into(),
+            claim_valid: "Kravet är riktigt".into(),
+            claim_invalid: "Kravet är oriktigt".into(),
             draw_offer: "erbjuder remi".into(),
             draw_offer_lapsed: "Remierbjudandet har förfallit".into(),
-            takeback: "Taget tillbaka".into(),
+            takeback: "Draget återtaget".into(),
             adjust: "J'adoube".into(),
             no_takeback: "Ta tillbaka bara i fritt spel".into(),
             moves_made: "drag".into(),
             minutes: "minuter".into(),
             seconds: "sekunder".into(),
+            count_link: "".into(),
             no_move_yet: "Inget drag ännu".into(),
             to_move: "vid draget".into(),
             starting: "Brädet startar".into(),
@@ -735,7 +744,7 @@ impl Words {
             empty: "tom".into(),
             rank: "Rad".into(),
             file_word: "Linje".into(),
-            help: "Kommandon: senaste drag, drag, tid, vid draget, ställning, rad, linje, ruta, förvandling, remi, reklamation, uppgivet, justerar, paus, fortsätt, nytt parti, ta tillbaka, hjälp, klocka, starta klockan, paus eller fortsätt, snabbare, långsammare, högre, tystare".into(),
+            help: "Kommandon: senaste drag, drag, tid, vid draget, ställning, rad, linje, ruta, förvandling, remi, krav, ge upp, justerar, paus, fortsätt, nytt parti, ta tillbaka, hjälp, klocka, starta klockan, paus eller fortsätt, snabbare, långsammare, högre, tystare".into(),
             one_move: "1 drag".into(),
             game_resumed: "Partiet fortsätter".into(),
             on_your_board: "På ditt bräde".into(),
@@ -767,8 +776,8 @@ impl Words {
                 "ruta",
                 "förvandling",
                 "remi",
-                "reklamation",
-                "uppgivet",
+                "krav",
+                "ge upp",
                 "justerar",
                 "paus",
                 "fortsätt",
@@ -811,6 +820,44 @@ impl Words {
             Color::Black => &self.black,
         }
     }
+
+    /// A count and its noun: `one` for 1 ("eine Minute"), otherwise the number and `many`, with
+    /// the language's [`count_link`](Words::count_link) between them when the number's last two
+    /// digits are 00 or 20 to 99: Romanian "19 mutări", "20 de mutări", "101 mutări",
+    /// "120 de mutări"; "0 mutări" (zero takes no "de").
+    pub fn count(&self, n: u64, one: &str, many: &str) -> String {
+        let linked = n != 0 && matches!(n % 100, 0 | 20..);
+        match n {
+            1 => one.to_string(),
+            _ if linked && !self.count_link.is_empty() => {
+                format!("{n} {} {many}", self.count_link)
+            }
+            _ => format!("{n} {many}"),
+        }
+    }
+}
+
+/// Begins every sentence of `text` with a capital letter: the first letter of the text and the
+/// first after a full stop, question or exclamation mark and a space ("noch 5 Minuten" →
+/// "Noch 5 Minuten"). Nothing else changes; a sentence that begins with a number stays so.
+pub fn sentences(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    let mut start = true;
+    let mut prev = ' ';
+    for c in text.chars() {
+        if c.is_whitespace() {
+            if matches!(prev, '.' | '!' | '?') {
+                start = true;
+            }
+        } else if std::mem::take(&mut start) && c.is_lowercase() {
+            out.extend(c.to_uppercase());
+            prev = c;
+            continue;
+        }
+        out.push(c);
+        prev = c;
+    }
+    out
 }
 
 /// Builds every sentence the daemon speaks, in one language and style.
@@ -852,7 +899,8 @@ impl Phrases {
         s
     }
 
-    /// The announcement of a move, given its SAN (with suffix) and the move itself.
+    /// The announcement of a move, given its SAN (with suffix) and the move itself, as a
+    /// sentence (its first letter a capital).
     pub fn announce(&self, san: &SanPlus, m: Move) -> String {
         let w = &self.words;
         let mut out = String::with_capacity(48);
@@ -899,7 +947,8 @@ impl Phrases {
             Some(Suffix::Checkmate) => push(&mut out, &w.checkmate),
             None => {}
         }
-        out
+        // An announcement is a sentence of its own ("Castles kingside", "Echo four").
+        sentences(&out)
     }
 
     /// "Springer Felix drei": a piece and where it stands.
@@ -924,10 +973,15 @@ impl Phrases {
             "time_forfeit" => &w.time_forfeit,
             _ => &w.illegal_moves,
         };
-        match winner {
+        // `{side}` in the words of an ending is the side that lost ("{side} ger upp"); in a
+        // draw it is left out.
+        let loser = winner.map_or("", |c| w.color(!c));
+        let why = why.replace("{side}", loser);
+        let why = why.split_whitespace().collect::<Vec<_>>().join(" ");
+        sentences(&match winner {
             Some(c) => format!("{why}. {} {}", w.color(c), w.wins),
             None => format!("{why}. {}", w.draw),
-        }
+        })
     }
 
     /// Guidance for a board that differs from the game: what is missing where, what is extra.
@@ -956,7 +1010,7 @@ impl Phrases {
                 self.push_square(&mut out, *sq);
             }
         }
-        out
+        sentences(&out)
     }
 
     /// Two boards: the move to execute on one's own board, whole (F2.1): "Auf Ihrem Brett:
@@ -986,21 +1040,15 @@ impl Phrases {
                 s
             }
         };
-        format!("{}: {what}", w.on_your_board)
+        sentences(&format!("{}: {what}", w.on_your_board))
     }
 
     /// A duration as "4 Minuten 30 Sekunden".
     pub fn duration(&self, ms: i64) -> String {
         let secs = (ms.max(0) + 999) / 1000;
         let w = &self.words;
-        let minutes = |m: i64| match m {
-            1 => w.one_minute.clone(),
-            m => format!("{m} {}", w.minutes),
-        };
-        let seconds = |s: i64| match s {
-            1 => w.one_second.clone(),
-            s => format!("{s} {}", w.seconds),
-        };
+        let minutes = |m: i64| w.count(m as u64, &w.one_minute, &w.minutes);
+        let seconds = |s: i64| w.count(s as u64, &w.one_second, &w.seconds);
         match (secs / 60, secs % 60) {
             (0, s) => seconds(s),
             (m, 0) => minutes(m),
@@ -1010,10 +1058,13 @@ impl Phrases {
 
     /// A low-time warning: "Weiß noch eine Minute".
     pub fn low_time(&self, side: Color, left_ms: i64) -> String {
-        self.words
-            .low_time
-            .replace("{side}", self.words.color(side))
-            .replace("{time}", &self.duration(left_ms))
+        sentences(
+            &self
+                .words
+                .low_time
+                .replace("{side}", self.words.color(side))
+                .replace("{time}", &self.duration(left_ms)),
+        )
     }
 }
 
@@ -1109,9 +1160,9 @@ mod tests {
             "O-O",
             [
                 "Kurze Rochade",
-                "short castling",
-                "rocada mică",
-                "kort rockad",
+                "Castles kingside",
+                "Rocada mică",
+                "Kort rockad",
             ],
         ),
         (
@@ -1119,9 +1170,9 @@ mod tests {
             "O-O-O+",
             [
                 "Lange Rochade Schach",
-                "long castling check",
-                "rocada mare șah",
-                "lång rockad schack",
+                "Castles queenside check",
+                "Rocada mare șah",
+                "Lång rockad schack",
             ],
         ),
         (
@@ -1161,7 +1212,7 @@ mod tests {
                 "Dame schlägt Felix sieben Schachmatt",
                 "Queen takes Felix seven checkmate",
                 "Damă ia Felix șapte mat",
-                "Dam slår Felix sju schack matt",
+                "Dam slår Felix sju schackmatt",
             ],
         ),
     ];
@@ -1275,5 +1326,290 @@ mod tests {
         let en = Phrases::new(Lang::En, Style::Short, FileWords::Phonetic);
         assert_eq!(en.low_time(Color::White, 300_000), "White: 5 minutes left");
         assert_eq!(p.duration(9_500), "10 Sekunden");
+    }
+
+    #[test]
+    fn english_castles_kingside_and_queenside() {
+        let castle = |lang| {
+            say(
+                lang,
+                Style::Short,
+                "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",
+                "O-O",
+            )
+        };
+        assert_eq!(castle(Lang::En), "Castles kingside");
+        assert_eq!(
+            say(
+                Lang::En,
+                Style::Long,
+                "8/3k4/8/8/8/8/8/R3K3 w Q - 0 1",
+                "O-O-O+"
+            ),
+            "Castles queenside check"
+        );
+        // Appendix F keeps its own words.
+        assert_eq!(castle(Lang::AppendixF), "Kurze Rochade");
+        let en = Phrases::new(Lang::En, Style::Short, FileWords::Phonetic);
+        let m = Move::Castle {
+            king: Square::E1,
+            rook: Square::A1,
+        };
+        assert_eq!(en.on_your_board(m), "On your board: castles queenside");
+    }
+
+    #[test]
+    fn romanian_counts_from_twenty_take_de() {
+        let ro = Words::new(Lang::Ro, FileWords::Phonetic);
+        let moves = |n| ro.count(n, &ro.one_move, &ro.moves_made);
+        assert_eq!(moves(0), "0 mutări");
+        assert_eq!(moves(1), "o mutare");
+        assert_eq!(moves(2), "2 mutări");
+        assert_eq!(moves(19), "19 mutări");
+        assert_eq!(moves(20), "20 de mutări");
+        assert_eq!(moves(25), "25 de mutări");
+        assert_eq!(moves(99), "99 de mutări");
+        assert_eq!(moves(100), "100 de mutări");
+        assert_eq!(moves(101), "101 mutări");
+        assert_eq!(moves(119), "119 mutări");
+        assert_eq!(moves(120), "120 de mutări");
+        assert_eq!(moves(200), "200 de mutări");
+        assert_eq!(moves(1_005), "1005 mutări");
+        let p = Phrases::new(Lang::Ro, Style::Short, FileWords::Phonetic);
+        assert_eq!(p.duration(51_000), "51 de secunde");
+        assert_eq!(p.duration(19_000), "19 secunde");
+        assert_eq!(p.duration(20 * 60_000), "20 de minute");
+        assert_eq!(p.duration(19 * 60_000 + 2_000), "19 minute 2 secunde");
+        assert_eq!(
+            p.duration(90 * 60_000 + 30_000),
+            "90 de minute 30 de secunde"
+        );
+        assert_eq!(p.duration(61_000), "un minut o secundă");
+        assert_eq!(
+            p.low_time(Color::Black, 25_000),
+            "Negrul mai are 25 de secunde"
+        );
+        // The other languages have no such word.
+        let de = Phrases::new(Lang::De, Style::Short, FileWords::Phonetic);
+        assert_eq!(de.duration(25 * 60_000), "25 Minuten");
+        let w = &de.words;
+        assert_eq!(w.count(25, &w.one_move, &w.moves_made), "25 Züge");
+        let en = Phrases::new(Lang::En, Style::Short, FileWords::Phonetic);
+        assert_eq!(en.duration(51_000), "51 seconds");
+        let sv = Phrases::new(Lang::Sv, Style::Short, FileWords::Phonetic);
+        assert_eq!(sv.duration(20 * 60_000), "20 minuter");
+    }
+
+    #[test]
+    fn romanian_words_of_the_laws() {
+        let ro = Words::new(Lang::Ro, FileWords::Phonetic);
+        // Art. 2.4 "coloană", Art. 4.2 "j'adoube" or "aranjez"; a takeback is no retreat.
+        assert_eq!(ro.file_word, "Coloana");
+        assert_eq!(ro.adjust, "Aranjez");
+        assert_eq!(ro.takeback, "Mutare luată înapoi");
+        let named = |c: &str| {
+            ro.commands[crate::control::COMMAND_NAMES
+                .iter()
+                .position(|n| *n == c)
+                .unwrap()]
+            .clone()
+        };
+        assert_eq!(named("file"), "coloană");
+        assert_eq!(named("adjust"), "aranjez");
+        assert_eq!(named("takeback"), "mutare luată înapoi");
+        for word in ["coloană", "aranjez", "mutare luată înapoi"] {
+            assert!(ro.help.contains(word), "{word} in the help");
+        }
+        for text in ro.all_texts() {
+            for old in [
+                "verticală",
+                "Verticala",
+                "ajustez",
+                "retragere",
+                "Retragerea",
+                "retrasă",
+            ] {
+                assert!(!text.contains(old), "{old} in {text:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn swedish_words_of_the_laws() {
+        let sv = Phrases::new(Lang::Sv, Style::Short, FileWords::Phonetic);
+        let w = &sv.words;
+        assert_eq!(w.checkmate, "schackmatt");
+        assert_eq!(
+            sv.game_over(Some(Color::White), "resignation"),
+            "Svart ger upp. Vit vinner"
+        );
+        assert_eq!(
+            sv.game_over(Some(Color::Black), "resignation"),
+            "Vit ger upp. Svart vinner"
+        );
+        assert_eq!(
+            sv.game_over(Some(Color::White), "checkmate"),
+            "Schackmatt. Vit vinner"
+        );
+        // Art. 9.5: "Om kravet visar sig vara riktigt / oriktigt".
+        assert_eq!(w.claim_valid, "Kravet är riktigt");
+        assert_eq!(w.claim_invalid, "Kravet är oriktigt");
+        assert_eq!(w.takeback, "Draget återtaget");
+        let claim = crate::control::COMMAND_NAMES
+            .iter()
+            .position(|n| *n == "claim")
+            .unwrap();
+        assert_eq!(w.commands[claim], "krav");
+        assert!(w.help.contains(", krav, ge upp,"), "{}", w.help);
+        for text in w.all_texts() {
+            assert!(
+                !text.to_lowercase().contains("reklamation")
+                    && !text.contains("schack matt")
+                    && !text.contains("Uppgivet"),
+                "{text:?}"
+            );
+        }
+        // The other languages still name only the winner.
+        let en = Phrases::new(Lang::En, Style::Short, FileWords::Phonetic);
+        assert_eq!(
+            en.game_over(Some(Color::White), "resignation"),
+            "Resignation. White wins"
+        );
+    }
+
+    #[test]
+    fn sentences_begin_with_a_capital() {
+        assert_eq!(sentences("noch 5 Minuten"), "Noch 5 Minuten");
+        assert_eq!(sentences("leer"), "Leer");
+        assert_eq!(
+            sentences("o mutare. negrul la mutare"),
+            "O mutare. Negrul la mutare"
+        );
+        assert_eq!(sentences("5 Züge. Weiß am Zug"), "5 Züge. Weiß am Zug");
+        assert_eq!(sentences("Touch move: castling"), "Touch move: castling");
+        assert_eq!(
+            sentences("1. Eva vier, 1... echo five"),
+            "1. Eva vier, 1... Echo five"
+        );
+        assert_eq!(sentences("ärger! über? ja"), "Ärger! Über? Ja");
+        assert_eq!(sentences(""), "");
+    }
+
+    /// Whether `text` begins as a sentence does: with a capital letter (or a number).
+    fn begins_a_sentence(text: &str) -> bool {
+        text.chars()
+            .next()
+            .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
+    }
+
+    #[test]
+    fn every_announcement_begins_with_a_capital_in_every_language() {
+        let reasons = [
+            "checkmate",
+            "stalemate",
+            "dead_position",
+            "fivefold_repetition",
+            "seventyfive_moves",
+            "threefold_repetition",
+            "fifty_moves",
+            "agreement",
+            "resignation",
+            "time_forfeit",
+            "illegal_moves",
+        ];
+        let castle = Move::Castle {
+            king: Square::E1,
+            rook: Square::H1,
+        };
+        let push = Move::Normal {
+            role: Role::Pawn,
+            from: Square::E2,
+            capture: None,
+            to: Square::E4,
+            promotion: None,
+        };
+        for lang in [Lang::AppendixF, Lang::De, Lang::En, Lang::Ro, Lang::Sv] {
+            for files in [FileWords::Phonetic, FileWords::Nato, FileWords::Letters] {
+                let p = Phrases::new(lang, Style::Short, files);
+                let mut said = Vec::new();
+                for (fen, san, _) in TABLE {
+                    for style in [Style::Short, Style::Long] {
+                        let pos: Chess = fen
+                            .parse::<Fen>()
+                            .unwrap()
+                            .into_position(CastlingMode::Standard)
+                            .unwrap();
+                        let m = san.parse::<San>().unwrap().to_move(&pos).unwrap();
+                        let sp = SanPlus::from_move(pos, m);
+                        let p = Phrases::new(lang, style, files);
+                        said.push(p.announce(&sp, m));
+                    }
+                }
+                for reason in reasons {
+                    for winner in [Some(Color::White), Some(Color::Black), None] {
+                        said.push(p.game_over(winner, reason));
+                    }
+                }
+                for ms in [0, 1_000, 25_000, 60_000, 1_500_000] {
+                    said.push(p.low_time(Color::White, ms));
+                    said.push(p.low_time(Color::Black, ms));
+                }
+                said.push(p.mismatch(&[(Square::E4, Some(Role::Pawn))], &[Square::E5]));
+                said.push(p.mismatch(&[], &[Square::A1]));
+                said.push(p.on_your_board(castle));
+                said.push(p.on_your_board(push));
+                said.push(p.piece_on(Role::Knight, Square::F3));
+                // What the engine says alone, as a whole answer.
+                let w = &p.words;
+                for text in [
+                    &w.to_move,
+                    &w.empty,
+                    &w.one_move,
+                    &w.must_castle,
+                    &w.draw_offer,
+                ] {
+                    said.push(sentences(text));
+                }
+                for text in [
+                    &w.restored,
+                    &w.new_game,
+                    &w.claim_valid,
+                    &w.claim_invalid,
+                    &w.draw_offer_lapsed,
+                    &w.takeback,
+                    &w.adjust,
+                    &w.no_takeback,
+                    &w.no_move_yet,
+                    &w.starting,
+                    &w.board_connected,
+                    &w.board_lost,
+                    &w.board_reconnected,
+                    &w.board_waiting,
+                    &w.confirm,
+                    &w.paused,
+                    &w.resumed,
+                    &w.help,
+                    &w.game_resumed,
+                    &w.clock_started,
+                    &w.faster,
+                    &w.slower,
+                    &w.louder,
+                    &w.quieter,
+                    &w.voice_limit,
+                    &w.illegal_move,
+                    &w.touch_move,
+                    &w.check_board,
+                ] {
+                    said.push(text.clone());
+                }
+                for text in said {
+                    assert!(
+                        begins_a_sentence(&text),
+                        "{} {files:?}: {text:?}",
+                        lang.name()
+                    );
+                }
+            }
+        }
     }
 }

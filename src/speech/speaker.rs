@@ -117,9 +117,10 @@ pub fn spoken(kind: &EventKind, a: &Announce, phrases: &super::phrase::Phrases) 
             }
         }
         EventKind::Touched { square, piece, .. } => Spoken {
-            text: a
-                .touched
-                .then(|| (phrases.piece_on(*piece, *square), Class::Info, None)),
+            text: a.touched.then(|| {
+                let text = super::phrase::sentences(&phrases.piece_on(*piece, *square));
+                (text, Class::Info, None)
+            }),
             earcon: sound(Earcon::Lift),
             ..nothing
         },
