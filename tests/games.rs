@@ -1,6 +1,7 @@
 //! Every game of tests/data/games played on the simulated board with people's physical orders,
 //! contact bounce and sensor quirks: every move must be recorded, once, and every ending found.
 
+use chessboardd::engine::dead;
 use chessboardd::engine::rules::FIDE_2023;
 use chessboardd::engine::{EventKind, Settings};
 use chessboardd::pgn::{self, PgnGame};
@@ -27,7 +28,7 @@ fn expected_ending(game: &PgnGame, seventyfive: bool) -> Option<(&'static str, &
     if pos.is_stalemate() {
         return Some(("1/2-1/2", "stalemate"));
     }
-    if pos.is_insufficient_material() {
+    if dead::is_dead(&pos) {
         return Some(("1/2-1/2", "dead_position"));
     }
     if seventyfive && pos.halfmoves() >= 150 {

@@ -6,6 +6,7 @@ use shakmaty::san::{San, SanPlus, Suffix};
 use shakmaty::zobrist::Zobrist64;
 use shakmaty::{CastlingSide, Chess, Color, EnPassantMode, Move, MoveList, Piece, Position, Role};
 
+use super::dead;
 use super::event::Millis;
 use super::recognise::Legal;
 use super::rules::RuleProfile;
@@ -231,7 +232,7 @@ impl Game {
                 reason: "stalemate",
             });
         }
-        if pos.is_insufficient_material() {
+        if dead::is_dead(pos) {
             return Some(Ending {
                 winner: None,
                 reason: "dead_position",

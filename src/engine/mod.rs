@@ -16,13 +16,14 @@
 //!   claims, the end), [`takeback`], [`timers`] (what falls due, low-time warnings), [`answers`]
 //!   (buttons and questions), [`announce`] (what is said besides moves).
 //! - [`touch`]: Art. 4.3-4.5 as a function of the touches; [`rules`]: the editions as data;
-//!   [`clock`]; [`game`]: the record and PGN; [`table`]: one game on two boards; [`event`]: what
-//!   comes out.
+//!   [`clock`]; [`game`]: the record and PGN; [`dead`]: dead positions (Art. 5.2b, 9.6);
+//!   [`table`]: one game on two boards; [`event`]: what comes out.
 
 pub mod announce;
 pub mod answers;
 pub mod arbiter;
 pub mod clock;
+pub mod dead;
 pub mod debounce;
 pub mod event;
 pub mod game;
