@@ -30,6 +30,8 @@ pub const SEED_GAME: &str = include_str!("../tests/data/games/seed-example.pgn")
 /// EX_CONFIG from sysexits.h: the config is wrong.
 pub const EXIT_CONFIG: u8 = 78;
 pub const EXIT_SCRIPT: u8 = 2;
+/// EX_TEMPFAIL from sysexits.h: another daemon holds the state directory or the socket.
+pub const EXIT_IN_USE: u8 = 75;
 
 #[derive(clap::Args, Clone, Default)]
 pub struct GameFlags {
@@ -696,6 +698,25 @@ pub fn run(
         control_flags.board_id.as_deref(),
     )?;
     let sc = speech_from(&cfg, speech_flags)?;
+    // One daemon per state directory and per control socket: a second one would take over the
+    // journal (or the socket) and the first one's moves would be lost.
+    let _state_lock = match &control_flags.state_dir {
+        Some(dir) => hold_state_dir(dir)?,
+        None => None,
+    };
+    let socket_path = control_flags.socket.clone().or(cfg.control.socket.clone());
+    if let Some(path) = &socket_path {
+        if std::os::unix::net::UnixStream::connect(path).is_ok() {
+            return Err(Fail(
+                EXIT_IN_USE,
+                format!(
+                    "another chessboardd answers on the control socket {}: stop it first \
+                     (systemctl stop chessboardd), or give this one another --socket",
+                    path.display()
+                ),
+            ));
+        }
+    }
     let settings = cfg.settings.clone();
     let phrases = settings.phrases.clone();
     // The boards: the one given, or those of the config (two boards: each with its player).
@@ -794,7 +815,7 @@ pub fn run(
             boards,
             chessboardd::daemon::RunOptions {
                 start,
-                socket: control_flags.socket.clone().or(cfg.control.socket.clone()),
+                socket: socket_path.clone(),
                 until_board_done: false,
                 speed: speed.clamp(0.1, 1000.0),
                 controls,
@@ -1351,4 +1372,27 @@ pub fn bench_daemon(starts: usize, speed: f64) -> Result<(), Fail> {
         samples[samples.len() - 1]
     );
     Ok(())
+}
+
+/// Locks the state directory for this daemon; refuses (exit 75) when another one holds it. A
+/// directory that cannot be locked for another reason is the journal's to report: the daemon
+/// runs on without recording, as it would without the directory.
+fn hold_state_dir(dir: &Path) -> Result<Option<chessboardd::record::StateLock>, Fail> {
+    use chessboardd::record::{LockError, StateLock};
+    match StateLock::acquire(dir) {
+        Ok(lock) => Ok(Some(lock)),
+        Err(LockError::Held(pid)) => Err(Fail(
+            EXIT_IN_USE,
+            format!(
+                "another chessboardd{} records its game in {}: stop it first (systemctl stop \
+                 chessboardd), or give this one another --state-dir",
+                pid.map(|p| format!(" (process {p})")).unwrap_or_default(),
+                dir.display()
+            ),
+        )),
+        Err(LockError::Io(e)) => {
+            tracing::warn!("state directory {}: cannot lock it: {e}", dir.display());
+            Ok(None)
+        }
+    }
 }

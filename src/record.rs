@@ -244,6 +244,53 @@ pub fn local_now() -> (String, String) {
     )
 }
 
+/// The state directory held by one daemon: an exclusive lock on `DIR/lock` (flock), released
+/// when the process ends however it ends. A second daemon on the same directory would take over
+/// the journal and lose the first one's moves.
+#[derive(Debug)]
+pub struct StateLock {
+    _file: File,
+}
+
+/// Why the state directory could not be locked.
+#[derive(Debug)]
+pub enum LockError {
+    /// Another process holds it; its process id as it wrote it, if readable.
+    Held(Option<u32>),
+    Io(std::io::Error),
+}
+
+impl StateLock {
+    /// Takes the lock of `dir` (created if missing), without waiting.
+    pub fn acquire(dir: &Path) -> Result<StateLock, LockError> {
+        use std::io::{Read, Seek};
+        use std::os::fd::AsRawFd;
+        std::fs::create_dir_all(dir).map_err(LockError::Io)?;
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(dir.join("lock"))
+            .map_err(LockError::Io)?;
+        // SAFETY: flock on a descriptor this function owns.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+            let err = std::io::Error::last_os_error();
+            if err.raw_os_error() == Some(libc::EWOULDBLOCK) {
+                let mut text = String::new();
+                let _ = file.read_to_string(&mut text);
+                return Err(LockError::Held(text.trim().parse().ok()));
+            }
+            return Err(LockError::Io(err));
+        }
+        // Who holds it, for the message the next one gives.
+        let _ = file.set_len(0);
+        let _ = file.rewind();
+        let _ = writeln!(file, "{}", std::process::id());
+        Ok(StateLock { _file: file })
+    }
+}
+
 /// The journal writer: follows the engine and appends what changed, fsynced, before the events
 /// of the change are announced.
 pub struct Journal {
