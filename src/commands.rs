@@ -1138,8 +1138,13 @@ pub fn ctl(socket: Option<&Path>, config: Option<&Path>, words: &[String]) -> Re
 
 /// Lists the games of a state directory, or prints one.
 pub fn games(state_dir: &Path, pgn: Option<usize>, brf: Option<(usize, &str)>) -> Result<(), Fail> {
-    let kept = chessboardd::record::games(state_dir)
-        .map_err(|e| Fail(1, format!("{}: {e}", state_dir.display())))?;
+    let kept = chessboardd::record::games_reporting(state_dir, |path, e| {
+        eprintln!(
+            "{}: cannot read it ({e}); the other games are listed",
+            path.display()
+        )
+    })
+    .map_err(|e| Fail(1, format!("{}: {e}", state_dir.display())))?;
     let mut out = std::io::stdout().lock();
     if let Some((n, table)) = brf {
         let game = n.checked_sub(1).and_then(|i| kept.get(i)).ok_or_else(|| {

@@ -666,13 +666,31 @@ pub struct Kept {
 /// The games of a state directory, most recent first: the finished ones and the game in
 /// progress (or left unfinished by a crash).
 pub fn games(dir: &Path) -> std::io::Result<Vec<Kept>> {
+    games_reporting(dir, |_, _| {})
+}
+
+/// [`games`], telling `skipped` of each kept game's file that cannot be read (not text, a
+/// directory, no permission): the others are listed all the same.
+pub fn games_reporting(
+    dir: &Path,
+    mut skipped: impl FnMut(&Path, &std::io::Error),
+) -> std::io::Result<Vec<Kept>> {
     let mut out = Vec::new();
     let games_dir = dir.join(GAMES);
     if games_dir.exists() {
         for e in std::fs::read_dir(&games_dir)? {
-            let path = e?.path();
+            let Ok(e) = e else {
+                continue;
+            };
+            let path = e.path();
             if path.extension().is_some_and(|x| x == "pgn") {
-                let pgn = std::fs::read_to_string(&path)?;
+                let pgn = match std::fs::read_to_string(&path) {
+                    Ok(pgn) => pgn,
+                    Err(err) => {
+                        skipped(&path, &err);
+                        continue;
+                    }
+                };
                 let tag = |k: &str| {
                     pgn.lines()
                         .find_map(|l| l.strip_prefix(&format!("[{k} \"")))

@@ -1,5 +1,6 @@
-//! One daemon per state directory and per control socket: a second `run` beside the service
-//! must not take over the journal or the socket of the first (its moves would be lost).
+//! The state directory: one daemon per state directory and per control socket (a second `run`
+//! beside the service must not take over the journal or the socket of the first: its moves would
+//! be lost), and `games` lists every game it can read.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -105,5 +106,51 @@ fn a_second_daemon_on_the_same_state_directory_is_refused() {
     );
     unsafe { libc::kill(again.id() as i32, libc::SIGTERM) };
     let _ = again.wait();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `games` goes on past a kept game it cannot read, naming it, instead of failing for all.
+#[test]
+fn games_lists_the_games_it_can_read_and_names_the_others() {
+    let dir = std::env::temp_dir().join(format!("chessboardd-games-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let games = dir.join("games");
+    std::fs::create_dir_all(&games).unwrap();
+    let good = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/games/selfplay-10-mate.pgn");
+    std::fs::copy(&good, games.join("2026-11-30_100000.pgn")).unwrap();
+    // Not text, and a directory where a file should be: unreadable even for root.
+    std::fs::write(
+        games.join("2026-11-30_110000.pgn"),
+        b"[Event \"\xff\xfe\"]\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(games.join("2026-11-30_120000.pgn")).unwrap();
+    let o = bin()
+        .args(["games", "--state-dir", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("2026-11-30_110000.pgn") && err.contains("2026-11-30_120000.pgn"),
+        "{err}"
+    );
+    assert_eq!(
+        out.lines().filter(|l| !l.trim().is_empty()).count(),
+        1,
+        "{out}"
+    );
+    let one = bin()
+        .args(["games", "--state-dir", dir.to_str().unwrap(), "--pgn", "1"])
+        .output()
+        .unwrap();
+    assert!(one.status.success());
+    assert_eq!(
+        sans(&String::from_utf8_lossy(&one.stdout)),
+        sans(&std::fs::read_to_string(&good).unwrap())
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
