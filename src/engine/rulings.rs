@@ -304,25 +304,8 @@ impl Engine {
             );
             return;
         }
-        if let Some((kind, reason)) = self.draw_claim_on_board() {
-            self.emit(
-                out,
-                EventKind::Claim {
-                    color,
-                    kind,
-                    valid: true,
-                    with_move: false,
-                },
-            );
-            let text = self.s.phrases.words.claim_valid.clone();
-            self.say(out, text, Priority::Result);
-            self.end_game(
-                Ending {
-                    winner: None,
-                    reason,
-                },
-                out,
-            );
+        if self.draw_claim_on_board().is_some() {
+            self.judge_draw_claim(color, false, out);
             return;
         }
         // 9.2a, 9.3a: the claim is of the position the player's next move makes. He stops
@@ -340,6 +323,18 @@ impl Engine {
     /// The move a claim waited for is made: the claim is judged on the position it made.
     pub(super) fn judge_claim_with_move(&mut self, color: Color, out: &mut Vec<Event>) {
         self.claim_with_move = None;
+        if !self.judge_draw_claim(color, true, out) {
+            if let Some(c) = &mut self.clock {
+                // The clocks stood from the claim; the game goes on with the opponent's.
+                c.resume(self.now);
+            }
+            self.emit_clock(out);
+        }
+    }
+
+    /// Judges `color`'s draw claim (9.2, 9.3) on the position standing: right, the game is
+    /// drawn; wrong, the 9.5b penalty. Says whether it was right.
+    fn judge_draw_claim(&mut self, color: Color, with_move: bool, out: &mut Vec<Event>) -> bool {
         let found = self.draw_claim_on_board();
         let kind = match found {
             Some((kind, _)) => kind,
@@ -352,27 +347,23 @@ impl Engine {
                 color,
                 kind,
                 valid: found.is_some(),
-                with_move: true,
+                with_move,
             },
         );
-        if let Some((_, reason)) = found {
-            let text = self.s.phrases.words.claim_valid.clone();
-            self.say(out, text, Priority::Result);
-            self.end_game(
-                Ending {
-                    winner: None,
-                    reason,
-                },
-                out,
-            );
-            return;
-        }
-        self.wrong_claim(color, out);
-        if let Some(c) = &mut self.clock {
-            // The clocks stood from the claim; the game goes on with the opponent's.
-            c.resume(self.now);
-        }
-        self.emit_clock(out);
+        let Some((_, reason)) = found else {
+            self.wrong_claim(color, out);
+            return false;
+        };
+        let text = self.s.phrases.words.claim_valid.clone();
+        self.say(out, text, Priority::Result);
+        self.end_game(
+            Ending {
+                winner: None,
+                reason,
+            },
+            out,
+        );
+        true
     }
 
     /// 9.5b: the game goes on; the profile's penalty.
