@@ -386,17 +386,20 @@ pub fn bench_tempo(files: &[PathBuf]) -> Result<(), Fail> {
     let games = games_of(files)?;
     let settings = chessboardd::engine::Settings::default();
     let started = std::time::Instant::now();
-    let clean = sim::tempo_table(&settings, &games, &MIN_REPLIES_MS, false);
-    let lossy = sim::tempo_table(&settings, &games, &MIN_REPLIES_MS, true);
+    let clean = sim::tempo_table(&settings, &games, &MIN_REPLIES_MS, sim::Faults::NONE);
+    let lossy = sim::tempo_table(&settings, &games, &MIN_REPLIES_MS, sim::Faults::LOSSES);
+    let pulled = sim::tempo_table(&settings, &games, &MIN_REPLIES_MS, sim::Faults::PULLS);
     let pct = |a: usize, b: usize| 100.0 * a as f64 / b.max(1) as f64;
     println!(
         "| reply from | games read exactly | moves read exactly \
-         | with losses: games | moves | games recorded to the end |"
+         | with losses: games | moves | games recorded to the end \
+         | with pulled cables: games | moves | games recorded to the end |"
     );
-    println!("| --- | --- | --- | --- | --- | --- |");
-    for (c, l) in clean.iter().zip(&lossy) {
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+    for ((c, l), p) in clean.iter().zip(&lossy).zip(&pulled) {
         println!(
-            "| {} ms | {}/{} | {}/{} ({:.2}%) | {}/{} | {}/{} ({:.2}%) | {}/{} |",
+            "| {} ms | {}/{} | {}/{} ({:.2}%) | {}/{} | {}/{} ({:.2}%) | {}/{} \
+             | {}/{} | {}/{} ({:.2}%) | {}/{} |",
             c.min_reply_ms,
             c.games_exact,
             c.games,
@@ -410,10 +413,17 @@ pub fn bench_tempo(files: &[PathBuf]) -> Result<(), Fail> {
             pct(l.moves_exact, l.moves),
             l.games_to_the_end,
             l.games,
+            p.games_exact,
+            p.games,
+            p.moves_exact,
+            p.moves,
+            pct(p.moves_exact, p.moves),
+            p.games_to_the_end,
+            p.games,
         );
     }
     eprintln!(
-        "{} games, each at {} tempos, twice, in {:.1} s",
+        "{} games, each at {} tempos, three times, in {:.1} s",
         games.len(),
         MIN_REPLIES_MS.len(),
         started.elapsed().as_secs_f64()
@@ -433,7 +443,14 @@ pub fn bench_script(
     }
     let script = sim::games_script(&games, |i| Gestures {
         quirks: !plain,
-        ..sim::people(i, reply_ms, losses)
+        ..sim::people(
+            i,
+            reply_ms,
+            sim::Faults {
+                losses,
+                pulls: false,
+            },
+        )
     });
     std::io::stdout()
         .lock()
@@ -721,7 +738,9 @@ pub fn run(
     let phrases = settings.phrases.clone();
     // The boards: the one given, or those of the config (two boards: each with its player).
     let first = match (&spec, reply_ms) {
-        (BoardSpec::Sim(pgn), Some(ms)) => Source::simulated(pgn, &sim::people(0, ms, false)),
+        (BoardSpec::Sim(pgn), Some(ms)) => {
+            Source::simulated(pgn, &sim::people(0, ms, sim::Faults::NONE))
+        }
         (_, Some(_)) => {
             return Err(Fail(
                 EXIT_CONFIG,

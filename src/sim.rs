@@ -34,6 +34,9 @@ pub struct Gestures {
     /// Sensor losses: a lift or placement lost now and then (seen again in the board's next
     /// whole-board report), and captured pieces lifted more briefly than the debounce time.
     pub losses: bool,
+    /// Pulled cables: now and then the board's link is lost for a second or three while the
+    /// players go on; when it comes back, the board reports its whole board.
+    pub pulls: bool,
 }
 
 impl Default for Gestures {
@@ -45,6 +48,7 @@ impl Default for Gestures {
             quirks: false,
             tempo: None,
             losses: false,
+            pulls: false,
         }
     }
 }
@@ -78,6 +82,12 @@ pub const SHORT_VICTIM_LIFT_PERCENT: u64 = 5;
 /// board is read whole when it has changed), or at the latest this long after the loss (a DIY
 /// board reports its whole board at least once a second).
 pub const REPORT_AFTER_LOSS_MS: Millis = 1000;
+/// How often a cable is pulled at the start of a move, in percent (with `pulls`).
+pub const PULL_PERCENT: u64 = 5;
+/// How long a pulled cable stays out, in ms (`lo..=hi`).
+pub const PULL_MS: (Millis, Millis) = (500, 1500);
+/// A board back on its link reports its whole board this long after the link (`lo..=hi` ms).
+pub const REPORT_AFTER_LINK_MS: (Millis, Millis) = (20, 120);
 
 /// A small deterministic generator (SplitMix64): no dependency, same sequence everywhere.
 #[derive(Clone, Debug)]
@@ -113,6 +123,10 @@ struct Writer<'a> {
     /// A reading was lost: the board's next reading is a whole-board report, and one comes by
     /// this time at the latest.
     report_due: Option<Millis>,
+    /// A pulled cable: the link is away from the first time to the second.
+    outage: Option<(Millis, Millis)>,
+    /// The link's loss for `outage` has been sent.
+    outage_begun: bool,
 }
 
 impl Writer<'_> {
@@ -133,6 +147,12 @@ impl Writer<'_> {
     fn send(&mut self, input: SimInput) {
         if !matches!(input, SimInput::Reading(_)) {
             self.out.push((self.t, input));
+            return;
+        }
+        self.sync_link();
+        if self.outage.is_some_and(|(from, _)| from <= self.t) {
+            // Nobody hears the board: the reading is lost, the board is seen again whole.
+            self.report_due = None;
             return;
         }
         self.report_overdue();
@@ -156,6 +176,39 @@ impl Writer<'_> {
         occ
     }
 
+    /// Pulls the cable now and then at the start of a move (with `pulls`), for a while.
+    fn maybe_pull(&mut self) {
+        if self.g.pulls && self.outage.is_none() && self.rng.chance(PULL_PERCENT) {
+            let from = self.t + self.rng.range(0, 1500);
+            let to = from + self.rng.range(PULL_MS.0, PULL_MS.1);
+            self.outage = Some((from, to));
+            self.outage_begun = false;
+        }
+    }
+
+    /// The link's changes due by now, with the board as it is (call before changing it): its
+    /// loss, and its return with the whole board reported.
+    fn sync_link(&mut self) {
+        let Some((from, to)) = self.outage else {
+            return;
+        };
+        if !self.outage_begun && from <= self.t {
+            self.outage_begun = true;
+            self.out
+                .push((from, SimInput::Link(crate::engine::LinkState::Lost)));
+        }
+        if self.outage_begun && to <= self.t {
+            self.outage = None;
+            self.out
+                .push((to, SimInput::Link(crate::engine::LinkState::Reconnected)));
+            let report = to
+                + self
+                    .rng
+                    .range(REPORT_AFTER_LINK_MS.0, REPORT_AFTER_LINK_MS.1);
+            self.out.push((report.min(self.t), whole(self.occ)));
+        }
+    }
+
     /// The once-a-second report after a loss, when no reading came before it.
     fn report_overdue(&mut self) {
         if let Some(due) = self.report_due.filter(|d| *d <= self.t) {
@@ -165,6 +218,7 @@ impl Writer<'_> {
     }
 
     fn square(&mut self, sq: Square, occupied: bool) {
+        self.sync_link();
         if self.g.bounce && self.rng.chance(30) {
             // The switch chatters before it settles.
             let was = self.occ.contains(sq);
@@ -187,6 +241,7 @@ impl Writer<'_> {
 
     /// Several changes seen at once in one whole-board frame.
     fn frame(&mut self, lifted: &[Square], placed: &[Square]) {
+        self.sync_link();
         for sq in lifted {
             self.occ.discard(*sq);
         }
@@ -202,6 +257,11 @@ impl Writer<'_> {
 
     /// The inputs, with the report a loss at the very end still owes.
     fn finish(mut self) -> Vec<(Millis, SimInput)> {
+        if let Some((_, to)) = self.outage {
+            // The cable is plugged in again after the last move.
+            self.t = self.t.max(to);
+            self.sync_link();
+        }
         if let Some(due) = self.report_due.take() {
             self.out.push((due.max(self.t), whole(self.occ)));
         }
@@ -250,9 +310,12 @@ pub fn game_inputs(
         occ: start.board().occupied(),
         out: Vec::new(),
         report_due: None,
+        outage: None,
+        outage_begun: false,
     };
     let mut pos = start.clone();
     for &m in moves {
+        w.maybe_pull();
         match g.tempo {
             // The opponent answers as soon as the mover's last step is done.
             Some(tempo) => w.gap(tempo.reply_ms.0, tempo.reply_ms.1),
@@ -379,6 +442,7 @@ fn carry(w: &mut Writer, from: Square, to: Square, capture: bool, role: Role, qu
             // its square is empty for less than the debounce time.
             w.lift(from);
             w.step(150, 400);
+            w.sync_link();
             w.occ.discard(to);
             w.send(read(to, false));
             w.t += w.rng.range(4, 15);
@@ -551,16 +615,41 @@ pub struct TempoRow {
     pub moves_exact: usize,
 }
 
+/// What goes wrong between the board and the engine, besides people's quirks.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Faults {
+    /// Sensor readings lost now and then (see [`Gestures::losses`]).
+    pub losses: bool,
+    /// Cables pulled while the players go on (see [`Gestures::pulls`]).
+    pub pulls: bool,
+}
+
+impl Faults {
+    pub const NONE: Faults = Faults {
+        losses: false,
+        pulls: false,
+    };
+    pub const LOSSES: Faults = Faults {
+        losses: true,
+        pulls: false,
+    };
+    pub const PULLS: Faults = Faults {
+        losses: false,
+        pulls: true,
+    };
+}
+
 /// The gestures of game number `i` at people's tempo: every physical order, bounce and sensor
-/// quirk, the opponent answering from `min_reply_ms` on, and sensor losses if asked.
-pub fn people(i: usize, min_reply_ms: Millis, losses: bool) -> Gestures {
+/// quirk, the opponent answering from `min_reply_ms` on, and the `faults` asked for.
+pub fn people(i: usize, min_reply_ms: Millis, faults: Faults) -> Gestures {
     Gestures {
         seed: i as u64,
         vary_order: true,
         bounce: true,
         quirks: true,
         tempo: Some(Tempo::people(min_reply_ms)),
-        losses,
+        losses: faults.losses,
+        pulls: faults.pulls,
     }
 }
 
@@ -570,7 +659,7 @@ pub fn tempo_table(
     settings: &crate::engine::Settings,
     games: &[(Chess, Vec<Move>)],
     min_replies: &[Millis],
-    losses: bool,
+    faults: Faults,
 ) -> Vec<TempoRow> {
     min_replies
         .iter()
@@ -580,7 +669,7 @@ pub fn tempo_table(
                 ..TempoRow::default()
             };
             for (i, (start, moves)) in games.iter().enumerate() {
-                let read = read_game(settings, start, moves, &people(i, min, losses));
+                let read = read_game(settings, start, moves, &people(i, min, faults));
                 row.games += 1;
                 row.games_exact += usize::from(read.exact);
                 row.games_to_the_end += usize::from(read.to_the_end);

@@ -586,6 +586,7 @@ fn gestures(losses: bool) -> impl Strategy<Value = Gestures> {
                 quirks,
                 tempo,
                 losses: losses && lose,
+                pulls: false,
             },
         )
 }

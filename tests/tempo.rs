@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 use chessboardd::engine::debounce::EMPTY;
 use chessboardd::engine::{Button, Millis, Reading, Settings};
 use chessboardd::pgn;
-use chessboardd::sim::{self, SimInput};
+use chessboardd::sim::{self, Faults, SimInput};
 use shakmaty::{Bitboard, Chess, Move, Position, Role, Square};
 
 const MIN_REPLIES_MS: [Millis; 5] = [40, 80, 120, 200, 300];
@@ -47,7 +47,7 @@ fn games() -> &'static [(Chess, Vec<Move>)] {
 
 #[test]
 fn every_move_of_every_game_is_read_at_every_tempo() {
-    let rows = sim::tempo_table(&Settings::default(), games(), &MIN_REPLIES_MS, false);
+    let rows = sim::tempo_table(&Settings::default(), games(), &MIN_REPLIES_MS, Faults::NONE);
     for row in rows {
         assert_eq!(
             (row.games_exact, row.moves_exact),
@@ -65,12 +65,42 @@ fn with_sensor_losses_nearly_every_game_is_read_to_its_end() {
     // games recorded to their end. The floors leave room for other seeds, not for a reader
     // that loses its place: before recovery took stories that lost a reading or two, 390 games
     // and 96.8% of the moves.
-    let rows = sim::tempo_table(&Settings::default(), games(), &MIN_REPLIES_MS, true);
+    let rows = sim::tempo_table(
+        &Settings::default(),
+        games(),
+        &MIN_REPLIES_MS,
+        Faults::LOSSES,
+    );
     for row in rows {
         let why = format!("replies from {} ms: {row:?}", row.min_reply_ms);
         assert!(row.games_exact * 100 >= row.games * 97, "{why}");
         assert!(row.moves_exact * 100 >= row.moves * 99, "{why}");
         assert!(row.games_to_the_end * 100 >= row.games * 98, "{why}");
+    }
+}
+
+#[test]
+fn with_pulled_cables_the_moves_made_unseen_are_taken_up() {
+    // Now and then (5% of the moves) the board's link is lost for 0.5 to 1.5 s while the
+    // players go on at blitz tempo: up to four plies nobody saw, read from the board's report
+    // when it is back. Measured when written (`chessboardd bench tempo`): from 284 games (replies
+    // from 40 ms) to 346 (from 300 ms) read exactly, 81.4% to 91.7% of the moves, 328 to 363
+    // games recorded to their end. Before the board after a gap was searched for moves that
+    // changed squares unseen: 95 to 146 games, 47.8% to 56.2% of the moves, 153 to 207 games
+    // to the end. What is left is mostly what an occupancy board cannot tell after a gap: the
+    // order of moves that do not depend on each other, the route of a piece that moved twice,
+    // the piece of an underpromotion.
+    let rows = sim::tempo_table(
+        &Settings::default(),
+        games(),
+        &MIN_REPLIES_MS,
+        Faults::PULLS,
+    );
+    for row in rows {
+        let why = format!("replies from {} ms: {row:?}", row.min_reply_ms);
+        assert!(row.games_exact * 100 >= row.games * 65, "{why}");
+        assert!(row.moves_exact * 100 >= row.moves * 78, "{why}");
+        assert!(row.games_to_the_end * 100 >= row.games * 75, "{why}");
     }
 }
 
@@ -183,25 +213,25 @@ impl Matcher {
 #[test]
 fn the_engine_reads_every_move_a_position_matcher_reads() {
     let settings = Settings::default();
-    for losses in [false, true] {
+    for faults in [Faults::NONE, Faults::LOSSES] {
         for min in [40, 300] {
             let (mut engine_total, mut matcher_total) = (0, 0);
             for (i, (start, moves)) in games().iter().enumerate() {
-                let inputs = sim::game_inputs(start, moves, &sim::people(i, min, losses), 1000);
+                let inputs = sim::game_inputs(start, moves, &sim::people(i, min, faults), 1000);
                 let (engine, _) = sim::run(settings.clone(), start, &inputs, 10_000);
                 let recorded: Vec<Move> = engine.game().plies.iter().map(|p| p.m).collect();
                 let by_engine = sim::compare(moves, &recorded).moves_exact;
                 let by_matcher = sim::compare(moves, &Matcher::read(start, &inputs)).moves_exact;
                 assert!(
                     by_engine >= by_matcher,
-                    "game {i}, replies from {min} ms, losses {losses}: the engine read {by_engine} \
+                    "game {i}, replies from {min} ms, {faults:?}: the engine read {by_engine} \
                      moves, the matcher {by_matcher}"
                 );
                 engine_total += by_engine;
                 matcher_total += by_matcher;
             }
             eprintln!(
-                "replies from {min} ms, losses {losses}: engine {engine_total}, matcher {matcher_total} moves read exactly"
+                "replies from {min} ms, {faults:?}: engine {engine_total}, matcher {matcher_total} moves read exactly"
             );
         }
     }

@@ -129,6 +129,14 @@ pub struct Engine {
     pub(super) player: Option<Color>,
     /// The link came back: the board's next report may show a capture executed meanwhile.
     pub(super) relinked: bool,
+    /// The board's link is lost: what it shows is not what is on it.
+    pub(super) link_down: bool,
+    /// The link came back (or the board was first connected): its next reading that changes
+    /// something reports the board after a gap.
+    pub(super) gap_pending: bool,
+    /// The time of the reading that reported the board after a gap: the changes it made are
+    /// the first batch due after it.
+    pub(super) gap_reading: Option<Millis>,
     /// The changes being read (kept, not made anew for every batch).
     pub(super) batch: Vec<Change>,
 }
@@ -159,6 +167,9 @@ impl Engine {
             games_started: 0,
             player: None,
             relinked: false,
+            link_down: false,
+            gap_pending: false,
+            gap_reading: None,
             batch: Vec::new(),
             s,
         }
@@ -287,6 +298,21 @@ impl Engine {
     /// A raw reading from the board at time `t`.
     pub fn reading(&mut self, t: Millis, r: Reading, out: &mut Vec<Event>) {
         self.advance(t, out);
+        if self.gap_pending {
+            // The first reading after the link came back: the board as it is now, after
+            // whatever was done while nobody saw it (nothing, when it shows no change).
+            let changes = match &r {
+                Reading::Square(sq, state) => self.deb.raw(*sq) != *state,
+                Reading::Frame(states) => states
+                    .iter()
+                    .enumerate()
+                    .any(|(i, st)| self.deb.raw(Square::new(i as u32)) != *st),
+            };
+            self.gap_pending = false;
+            if changes {
+                self.gap_reading = Some(t);
+            }
+        }
         match r {
             Reading::Square(sq, state) => self.deb.reading(t, sq, state),
             Reading::Frame(states) => {
@@ -324,6 +350,9 @@ impl Engine {
             LinkState::Reconnected => w.board_reconnected.clone(),
         };
         self.relinked = matches!(state, LinkState::Reconnected | LinkState::Connected);
+        self.link_down = state == LinkState::Lost;
+        // Whatever was done while the board was away is read from its next report.
+        self.gap_pending = matches!(state, LinkState::Reconnected | LinkState::Connected);
         self.emit(
             out,
             EventKind::Link {
@@ -336,6 +365,17 @@ impl Engine {
     /// Changes that became stable at the same moment: what the board did, and what it means.
     pub(super) fn on_batch(&mut self, batch: &[Change], out: &mut Vec<Event>) {
         self.observe(batch);
+        if self
+            .gap_reading
+            .is_some_and(|g| batch.first().is_some_and(|c| c.t >= g))
+        {
+            // The board after its link came back: what it shows was done while nobody saw,
+            // in an order nobody knows. It is read as after lost readings (the moves that
+            // explain it), and touches are not judged this turn.
+            self.gap_reading = None;
+            self.turn.gap = true;
+            self.turn.touch_unknown = true;
+        }
         if self.phase == Phase::Over {
             if self.phys.shows(Chess::default().board()) {
                 self.new_game(self.now, Chess::default(), false, out);

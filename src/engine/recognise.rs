@@ -376,7 +376,16 @@ pub enum Search {
     /// The board shows the position after the moves, however it got there (readings lost,
     /// moves made while the board was away). Used when the board has stood unexplained.
     Stood,
+    /// The board came back from a lost link: it shows the position after the moves, or the
+    /// next player's move under way. The moves change squares seen changing (`changed`), and
+    /// at most [`GAP_UNSEEN`] others: squares that changed and changed back while nobody saw
+    /// them (a pawn's first square of two moves, a piece captured where it had just gone).
+    Gap(Bitboard),
 }
+
+/// Squares the moves made unseen across a lost link may change that the board was never seen
+/// changing (see [`Search::Gap`]).
+pub const GAP_UNSEEN: usize = 2;
 
 /// Nodes a search visits at most (a few milliseconds); past that it gives up.
 pub const SEARCH_BUDGET: usize = 20_000;
@@ -399,7 +408,16 @@ pub fn explanations(
         search,
         promotion,
     };
-    explain(pos, &ctx, depth, &mut path, &mut found, budget).then_some(found)
+    explain(
+        pos,
+        &ctx,
+        depth,
+        Bitboard::EMPTY,
+        &mut path,
+        &mut found,
+        budget,
+    )
+    .then_some(found)
 }
 
 struct Ctx<'a> {
@@ -413,6 +431,7 @@ fn explain(
     pos: &Chess,
     ctx: &Ctx,
     left: usize,
+    unseen: Bitboard,
     path: &mut Vec<Move>,
     found: &mut Vec<Vec<Move>>,
     budget: &mut usize,
@@ -420,19 +439,26 @@ fn explain(
     let phys = ctx.phys;
     let target = phys.occupied();
     for m in pos.legal_moves() {
-        if *budget == 0 {
-            return false;
-        }
-        *budget -= 1;
         if m.promotion().is_some_and(|r| r != ctx.promotion) && !phys.ids() {
             continue;
         }
         let flips = flipped(pos, &m);
-        if let Search::Seen(changed) = ctx.search {
-            if !(flips & !changed).is_empty() {
-                continue;
+        let mut unseen = unseen;
+        match ctx.search {
+            Search::Seen(changed) if !(flips & !changed).is_empty() => continue,
+            Search::Gap(changed) => {
+                unseen |= flips & !changed;
+                if unseen.count() > GAP_UNSEEN {
+                    continue;
+                }
             }
+            _ => {}
         }
+        // (Moves ruled out by the squares alone cost next to nothing.)
+        if *budget == 0 {
+            return false;
+        }
+        *budget -= 1;
         let mut next = pos.clone();
         next.play_unchecked(m);
         let diff = next.board().occupied() ^ target;
@@ -445,7 +471,7 @@ fn explain(
         path.push(m);
         if left == 1 {
             let explained = match ctx.search {
-                Search::Seen(_) => {
+                Search::Seen(_) | Search::Gap(_) => {
                     phys.shows(next.board()) || in_progress(&next, &Legal::of(&next), phys)
                 }
                 Search::Stood => phys.shows(next.board()),
@@ -453,7 +479,7 @@ fn explain(
             if explained {
                 found.push(path.clone());
             }
-        } else if !explain(&next, ctx, left - 1, path, found, budget) {
+        } else if !explain(&next, ctx, left - 1, unseen, path, found, budget) {
             return false;
         }
         path.pop();

@@ -50,6 +50,11 @@ impl Engine {
         held: Option<&Hold>,
         out: &mut Vec<Event>,
     ) -> Recovery {
+        // A turn that spans a lost link: squares may have changed unseen, in any order.
+        let (search, lenient) = match search {
+            Search::Seen(changed) if self.turn.gap => (Search::Gap(changed), true),
+            s => (s, lenient || self.turn.gap),
+        };
         if let Search::Seen(changed) = search {
             // A board changing everywhere is not a few moves.
             if changed.count() > 16 {
@@ -115,10 +120,14 @@ impl Engine {
         let touch_unknown = seen.iter().any(|s| s.what == Trace::Lifted);
         let reported = seen.len();
         seen.extend(rest);
+        // What the board showed after a gap and the moves leave unexplained is the next
+        // player's, done unseen as well.
+        let gap = self.turn.gap && !seen.is_empty();
         let mut next = Some(Turn {
             seen,
             reported,
-            touch_unknown,
+            touch_unknown: touch_unknown || gap,
+            gap,
             ..Turn::default()
         });
         for (i, (m, t)) in seq.iter().zip(timing.times).enumerate() {

@@ -89,6 +89,10 @@ impl Engine {
             Due::Hold => self.hold_due(out),
             Due::Mismatch => {
                 self.mismatch.due = None;
+                // A board that is away shows nothing new: it is judged when it is back.
+                if self.link_down {
+                    return;
+                }
                 // A claim waits for its move and the player has touched nothing.
                 let untouched = self.turn.touches.is_empty()
                     && self.phys.occupied() == self.game.pos.board().occupied();

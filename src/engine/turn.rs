@@ -72,6 +72,9 @@ pub struct Turn {
     /// Touches could not be watched for this turn (its start was read from the board
     /// afterwards): touch-move is not judged.
     pub touch_unknown: bool,
+    /// The board's link was lost during this turn: squares may have changed unseen, and what
+    /// its report afterwards shows changed in an order nobody knows.
+    pub gap: bool,
     /// The lifts are not read as touches yet: the board may still turn out to show the held
     /// move complete and these lifts the opponent's (or, after a promotion, the swap of the
     /// pawn for the new piece).

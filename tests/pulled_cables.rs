@@ -1,0 +1,229 @@
+//! Moves made while nobody saw the board: a cable pulled while the players go on, a daemon
+//! restarted while they play. The board's first report afterwards is read as after lost
+//! readings: explained by the legal moves that lead to it (up to four plies), never by one
+//! partial move that happens to match some of its squares, and touch-move is not judged on
+//! lifts nobody saw in order.
+
+use chessboardd::engine::debounce::{EMPTY, OCCUPIED};
+use chessboardd::engine::games::Resumed;
+use chessboardd::engine::{Engine, Event, LinkState, Millis, Reading, Settings};
+use chessboardd::sim::{self, SimInput};
+use shakmaty::fen::Fen;
+use shakmaty::san::San;
+use shakmaty::{Bitboard, ByColor, CastlingMode, Chess, Position, Square};
+
+fn position(fen: &str) -> Chess {
+    fen.parse::<Fen>()
+        .unwrap()
+        .into_position(CastlingMode::Standard)
+        .unwrap()
+}
+
+/// The moves in SAN from `start`, as moves.
+fn moves(start: &Chess, sans: &str) -> Vec<shakmaty::Move> {
+    let mut pos = start.clone();
+    sans.split_whitespace()
+        .map(|s| {
+            let m = s.parse::<San>().unwrap().to_move(&pos).unwrap();
+            pos.play_unchecked(m);
+            m
+        })
+        .collect()
+}
+
+/// The board after `moves` from `start`: its occupancy.
+fn occupancy_after(start: &Chess, moves: &[shakmaty::Move]) -> Bitboard {
+    let mut pos = start.clone();
+    for m in moves {
+        pos.play_unchecked(*m);
+    }
+    pos.board().occupied()
+}
+
+/// Inputs built step by step: readings the board sends, and a pulled cable.
+struct Script {
+    t: Millis,
+    occ: Bitboard,
+    inputs: Vec<(Millis, SimInput)>,
+    away: bool,
+}
+
+impl Script {
+    fn new(start: &Chess) -> Script {
+        Script {
+            t: 1000,
+            occ: start.board().occupied(),
+            inputs: Vec::new(),
+            away: false,
+        }
+    }
+    /// One step of a hand, 300 ms after the last; unseen while the cable is out.
+    fn step(&mut self, sq: Square, occupied: bool) {
+        self.t += 300;
+        self.occ.set(sq, occupied);
+        if !self.away {
+            let state = if occupied { OCCUPIED } else { EMPTY };
+            self.inputs
+                .push((self.t, SimInput::Reading(Reading::Square(sq, state))));
+        }
+    }
+    fn lift(&mut self, sq: Square) {
+        self.step(sq, false);
+    }
+    fn place(&mut self, sq: Square) {
+        self.step(sq, true);
+    }
+    fn pull(&mut self) {
+        self.t += 100;
+        self.away = true;
+        self.inputs.push((self.t, SimInput::Link(LinkState::Lost)));
+    }
+    /// The cable is back: the board reports its whole board.
+    fn plug(&mut self) {
+        self.t += 300;
+        self.away = false;
+        self.inputs
+            .push((self.t, SimInput::Link(LinkState::Reconnected)));
+        self.t += 40;
+        self.inputs
+            .push((self.t, SimInput::Reading(Reading::occupancy(self.occ.0))));
+    }
+}
+
+fn uci(e: &Engine) -> Vec<String> {
+    e.game()
+        .plies
+        .iter()
+        .map(|p| p.m.to_uci(CastlingMode::Standard).to_string())
+        .collect()
+}
+
+fn of_type(events: &[Event], kind: &str) -> Vec<serde_json::Value> {
+    events
+        .iter()
+        .map(|e| serde_json::to_value(e).unwrap())
+        .filter(|v| v["type"] == kind)
+        .collect()
+}
+
+#[test]
+fn four_plies_made_while_unplugged_are_recovered_and_play_goes_on() {
+    // 1.d4 Nf6 2.c4 are seen; then the cable is out while 2...c5 3.Nf3 cxd4 4.Qxd4 are played
+    // (the c5 square fills and empties again unseen, d4 is captured twice); 4...d6 is seen.
+    let start = Chess::default();
+    let mut s = Script::new(&start);
+    for (from, to) in [
+        (Square::D2, Square::D4),
+        (Square::G8, Square::F6),
+        (Square::C2, Square::C4),
+    ] {
+        s.lift(from);
+        s.place(to);
+    }
+    s.pull();
+    s.lift(Square::C7);
+    s.place(Square::C5);
+    s.lift(Square::G1);
+    s.place(Square::F3);
+    s.lift(Square::D4);
+    s.lift(Square::C5);
+    s.place(Square::D4);
+    s.lift(Square::D4);
+    s.lift(Square::D1);
+    s.place(Square::D4);
+    s.plug();
+    s.lift(Square::D7);
+    s.place(Square::D6);
+    let (engine, events) = sim::run(Settings::default(), &start, &s.inputs, 5000);
+    assert_eq!(
+        uci(&engine),
+        ["d2d4", "g8f6", "c2c4", "c7c5", "g1f3", "c5d4", "d1d4", "d7d6"]
+    );
+    let recovered: Vec<bool> = engine.game().plies.iter().map(|p| p.recovered).collect();
+    assert_eq!(
+        recovered,
+        [false, false, false, true, true, true, true, false]
+    );
+    assert!(of_type(&events, "illegal").is_empty());
+}
+
+/// Castling with the cable pulled after the king was lifted; the board back with the rest of
+/// the castling done, or part of it (`unplug_before` steps of the rest done while away).
+fn castling_across_a_pull(long: bool, away_steps: usize) -> (Engine, Vec<Event>) {
+    let start = position("r3k2r/pppq1ppp/2npbn2/2b1p3/2B1P3/2NPBN2/PPPQ1PPP/R3K2R w KQkq - 0 1");
+    let mut s = Script::new(&start);
+    let (king_to, rook_from, rook_to) = if long {
+        (Square::C1, Square::A1, Square::D1)
+    } else {
+        (Square::G1, Square::H1, Square::F1)
+    };
+    s.lift(Square::E1);
+    s.pull();
+    // The rook first, then the king: a partial castling may be all the board shows.
+    let rest = [(rook_from, false), (rook_to, true), (king_to, true)];
+    for (i, (sq, occupied)) in rest.iter().enumerate() {
+        if i == away_steps {
+            s.plug();
+        }
+        s.step(*sq, *occupied);
+    }
+    if away_steps == rest.len() {
+        s.plug();
+    }
+    sim::run(Settings::default(), &start, &s.inputs, 5000)
+}
+
+#[test]
+fn castling_across_a_pulled_cable_is_castling_and_no_touch_move() {
+    for long in [false, true] {
+        for away in 1..=3 {
+            let (engine, events) = castling_across_a_pull(long, away);
+            let want = if long { "e1c1" } else { "e1g1" };
+            assert_eq!(uci(&engine), [want], "long {long}, {away} steps away");
+            assert!(
+                of_type(&events, "touch_move").is_empty(),
+                "long {long}, {away} steps away: {:?}",
+                of_type(&events, "touch_move")
+            );
+        }
+    }
+}
+
+#[test]
+fn a_restarted_daemon_takes_up_the_plies_played_while_it_was_down() {
+    // The journal has 1.e4 e5 2.Nf3 Nc6; while the daemon was down the players went on with
+    // 3.Bb5 a6 4.Ba4 Ra7 (b5 filled and emptied again unseen). The board it finds is explained
+    // by those four plies, and by nothing shorter.
+    let start = Chess::default();
+    let kept = moves(&start, "e4 e5 Nf3 Nc6");
+    let all = moves(&start, "e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Ra7");
+    let mut engine = Engine::new(Settings::default());
+    let mut out = Vec::new();
+    engine.resume(
+        0,
+        &Resumed {
+            start: start.clone(),
+            moves: kept.iter().map(|m| (*m, None)).collect(),
+            illegal: ByColor { white: 0, black: 0 },
+            clocks: None,
+        },
+        &mut out,
+    );
+    engine.link(100, LinkState::Connected, &mut out);
+    let board = occupancy_after(&start, &all);
+    engine.reading(150, Reading::occupancy(board.0), &mut out);
+    engine.advance(5000, &mut out);
+    let played: Vec<String> = all
+        .iter()
+        .map(|m| m.to_uci(CastlingMode::Standard).to_string())
+        .collect();
+    assert_eq!(uci(&engine), played);
+    assert!(engine.game().plies[4..].iter().all(|p| p.recovered));
+    // And the game goes on: 5.O-O is read as the board shows it.
+    engine.reading(6000, Reading::Square(Square::E1, EMPTY), &mut out);
+    engine.reading(6400, Reading::Square(Square::G1, OCCUPIED), &mut out);
+    engine.reading(6800, Reading::Square(Square::H1, EMPTY), &mut out);
+    engine.reading(7200, Reading::Square(Square::F1, OCCUPIED), &mut out);
+    engine.advance(9000, &mut out);
+    assert_eq!(uci(&engine).last().map(String::as_str), Some("e1g1"));
+}
