@@ -29,8 +29,6 @@ pub const MSG_VERSION: u8 = 0x93;
 
 /// How long the board must be quiet before the host asks for a dump (USB).
 pub const SETTLE: Duration = Duration::from_millis(250);
-/// How often the host polls the serial number as a keep-alive.
-pub const KEEP_ALIVE: Duration = Duration::from_secs(5);
 
 /// A DGT piece code for a piece (0 = empty).
 pub fn code_of(p: Option<Piece>) -> u8 {
@@ -149,7 +147,10 @@ pub struct DgtHost {
     rotated: bool,
     /// A field changed at this time: a dump is due once the board is quiet.
     dirty_since: Option<Instant>,
-    last_poll: Instant,
+    /// The last whole message from the board since the port opened.
+    heard: Option<Instant>,
+    /// The last request sent (the port's opening, a dump, a keep-alive poll).
+    asked: Instant,
     pub version: Option<(u8, u8)>,
 }
 
@@ -159,7 +160,8 @@ impl Default for DgtHost {
             decoder: Decoder::default(),
             rotated: false,
             dirty_since: None,
-            last_poll: Instant::now(),
+            heard: None,
+            asked: Instant::now(),
             version: None,
         }
     }
@@ -172,13 +174,14 @@ impl super::serial::Protocol for DgtHost {
     fn baud(&self) -> u32 {
         9600
     }
-    fn on_open(&mut self, port: &mut dyn std::io::Write) -> std::io::Result<()> {
+    fn on_open(&mut self, now: Instant, port: &mut dyn std::io::Write) -> std::io::Result<()> {
         self.decoder = Decoder {
             dropped: self.decoder.dropped,
             ..Decoder::default()
         };
         self.dirty_since = None;
-        self.last_poll = Instant::now();
+        self.heard = None;
+        self.asked = now;
         port.write_all(&[RESET, SEND_VERSION, SEND_BOARD, UPDATE_BOARD])
     }
     fn on_bytes(
@@ -195,6 +198,9 @@ impl super::serial::Protocol for DgtHost {
             // Something was lost: read the whole board again once it is quiet (noise does not
             // postpone a dump already due).
             self.dirty_since.get_or_insert(now);
+        }
+        if !msgs.is_empty() {
+            self.heard = Some(now);
         }
         for (id, payload) in msgs {
             match id {
@@ -230,16 +236,22 @@ impl super::serial::Protocol for DgtHost {
             .is_some_and(|t| now.duration_since(t) >= SETTLE)
         {
             self.dirty_since = None;
+            self.asked = now;
             port.write_all(&[SEND_BOARD])?;
         }
-        if now.duration_since(self.last_poll) >= KEEP_ALIVE {
-            self.last_poll = now;
+        // In update mode a board where nothing moves sends nothing: it is asked for its serial
+        // number, which it always answers.
+        if super::serial::poll_due(now, self.heard, self.asked) {
+            self.asked = now;
             port.write_all(&[SEND_SERIAL])?;
         }
         Ok(())
     }
     fn dropped(&self) -> u64 {
         self.decoder.dropped
+    }
+    fn last_heard(&self) -> Option<Instant> {
+        self.heard
     }
 }
 
@@ -373,6 +385,43 @@ mod tests {
         )
         .unwrap();
         assert!(out.is_empty());
+    }
+
+    #[test]
+    fn an_idle_board_is_asked_for_its_serial_number_every_second() {
+        // In update mode a board where nothing moves sends nothing: it is asked, so that it is
+        // never taken for a silent one.
+        let mut host = DgtHost::default();
+        let (mut out, mut port) = (Vec::new(), Vec::new());
+        let t0 = Instant::now();
+        let ms = |n: u64| t0 + Duration::from_millis(n);
+        host.on_open(t0, &mut port).unwrap();
+        assert_eq!(port, vec![RESET, SEND_VERSION, SEND_BOARD, UPDATE_BOARD]);
+        port.clear();
+        host.on_tick(ms(999), &mut out, &mut port).unwrap();
+        assert!(port.is_empty());
+        host.on_tick(ms(1_000), &mut out, &mut port).unwrap();
+        assert_eq!(port, vec![SEND_SERIAL]);
+        // Noise between messages is no answer; the serial number is.
+        host.on_bytes(&[0x01, 0x02], ms(1_050), &mut out, &mut port)
+            .unwrap();
+        assert_eq!(host.last_heard(), None);
+        host.on_bytes(
+            &message(MSG_SERIAL, b"12345"),
+            ms(1_100),
+            &mut out,
+            &mut port,
+        )
+        .unwrap();
+        assert_eq!(host.last_heard(), Some(ms(1_100)));
+        port.clear();
+        host.on_tick(ms(2_099), &mut out, &mut port).unwrap();
+        assert!(port.is_empty());
+        host.on_tick(ms(2_100), &mut out, &mut port).unwrap();
+        assert_eq!(port, vec![SEND_SERIAL]);
+        // Opened again: nothing heard since.
+        host.on_open(ms(3_000), &mut port).unwrap();
+        assert_eq!(host.last_heard(), None);
     }
 
     #[test]

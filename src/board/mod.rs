@@ -104,4 +104,6 @@ pub struct LinkStats {
     pub dropped: u64,
     pub frames: u64,
     pub reconnects: u64,
+    /// Times the board stopped answering with its port open.
+    pub silences: u64,
 }

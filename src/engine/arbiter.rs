@@ -321,6 +321,7 @@ impl Engine {
             LinkState::Waiting => w.board_waiting.clone(),
             LinkState::Connected => w.board_connected.clone(),
             LinkState::Lost => w.board_lost.clone(),
+            LinkState::Silent => w.board_silent.clone(),
             LinkState::Reconnected => w.board_reconnected.clone(),
         };
         self.relinked = matches!(state, LinkState::Reconnected | LinkState::Connected);

@@ -136,7 +136,7 @@ pub enum EventKind {
         fen: String,
         plies: u32,
     },
-    /// The board's link (daemon only): `waiting`, `connected`, `lost`, `reconnected`.
+    /// The board's link (daemon only): `waiting`, `connected`, `lost`, `silent`, `reconnected`.
     Link {
         state: &'static str,
     },
