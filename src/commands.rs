@@ -1095,6 +1095,17 @@ pub fn board_test(board: &str, seconds: Option<f64>) -> Result<(), Fail> {
                     break;
                 }
             }
+            Ok((t, DriverMsg::Flicker(sq))) => {
+                if writeln!(
+                    std::io::stdout(),
+                    "{:>8.1} s  square {sq} flickers (reported again and again)",
+                    t as f64 / 1000.0
+                )
+                .is_err()
+                {
+                    break;
+                }
+            }
             Ok((t, DriverMsg::Press(b))) => {
                 if writeln!(
                     std::io::stdout(),

@@ -473,3 +473,19 @@ fn healthy_idle_boards_are_never_called_silent() {
         assert!(says(&events, "Brett antwortet nicht").is_empty());
     }
 }
+
+#[test]
+fn dgt_flicker_does_not_stop_moves_being_read() {
+    // The sensor under h4 (empty all game) reports it every 200 ms throughout: the board is
+    // read at least every half second all the same, and the square is reported once.
+    let extra = ["--flicker", "h4"];
+    let (events, sim, ucis) = play_at("dgt", &short_game("flicker"), "8", "flicker", &extra);
+    let events = check_events("dgt", &extra, events, &sim, &ucis);
+    let flickers: Vec<_> = events.iter().filter(|e| e["type"] == "flicker").collect();
+    assert_eq!(flickers.len(), 1, "{flickers:?}");
+    assert_eq!(flickers[0]["square"], "h4");
+    assert_eq!(says(&events, "Feld Hector vier flackert").len(), 1);
+    // Reported after 3 s of flicker, not at once.
+    let start = events.iter().find(|e| e["type"] == "link").unwrap();
+    assert!(time_of(flickers[0]) - time_of(start) >= 3000);
+}

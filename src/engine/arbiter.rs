@@ -334,6 +334,15 @@ impl Engine {
         self.say(out, text, Priority::Error);
     }
 
+    /// The board keeps reporting `square` (its driver says so): said, so that someone sees to
+    /// the sensor. The game goes on.
+    pub fn flicker(&mut self, t: Millis, square: Square, out: &mut Vec<Event>) {
+        self.advance(t, out);
+        self.emit(out, EventKind::Flicker { square });
+        let text = self.s.phrases.square_flickers(square);
+        self.say(out, text, Priority::Info);
+    }
+
     /// Changes that became stable at the same moment: what the board did, and what it means.
     pub(super) fn on_batch(&mut self, batch: &[Change], out: &mut Vec<Event>) {
         self.observe(batch);
