@@ -877,19 +877,46 @@ pub fn run(
     Ok(())
 }
 
-pub fn simulate(
-    protocol: &str,
-    link: &Path,
-    pgn_file: Option<&Path>,
-    speed: f64,
-    glitch: bool,
-    rotated: bool,
-    reconnects: u32,
-) -> Result<(), Fail> {
-    let protocol = protocol
+/// `simulate`'s flags.
+pub struct SimulateFlags<'a> {
+    pub protocol: &'a str,
+    pub link: &'a Path,
+    pub pgn: Option<&'a Path>,
+    pub speed: f64,
+    pub glitch: bool,
+    pub rotated: bool,
+    pub reconnects: u32,
+    /// `MOVES:SECONDS`.
+    pub silence: Option<&'a str>,
+    /// A square.
+    pub flicker: Option<&'a str>,
+}
+
+pub fn simulate(f: &SimulateFlags) -> Result<(), Fail> {
+    let protocol = f
+        .protocol
         .parse::<Protocol>()
         .map_err(|e| Fail(EXIT_CONFIG, format!("--protocol: {e}")))?;
-    let (start, moves) = match pgn_file {
+    let silence = f
+        .silence
+        .map(simulate::parse_silence)
+        .transpose()
+        .map_err(|e| Fail(EXIT_CONFIG, format!("--silence: {e}")))?;
+    let flicker = f
+        .flicker
+        .map(|sq| {
+            sq.parse::<shakmaty::Square>()
+                .map_err(|_| format!("'{sq}' is not a square (e.g. e4)"))
+        })
+        .transpose()
+        .map_err(|e| Fail(EXIT_CONFIG, format!("--flicker: {e}")))?;
+    if flicker.is_some() && protocol != Protocol::Dgt {
+        return Err(Fail(
+            EXIT_CONFIG,
+            "--flicker is for DGT boards (--protocol dgt)".into(),
+        ));
+    }
+    let (start, moves) = match f.pgn {
         Some(p) => {
             let text = std::fs::read_to_string(p)
                 .map_err(|e| Fail(1, format!("cannot read {}: {e}", p.display())))?;
@@ -902,15 +929,18 @@ pub fn simulate(
         }
         None => (Chess::default(), Vec::new()),
     };
+    let link = f.link;
     let opts = SimOptions {
         protocol,
         link: link.to_path_buf(),
         start,
         moves,
-        speed,
-        glitch,
-        rotated,
-        reconnects,
+        speed: f.speed,
+        glitch: f.glitch,
+        rotated: f.rotated,
+        reconnects: f.reconnects,
+        silence,
+        flicker,
         seed: 7,
     };
     eprintln!(
@@ -919,8 +949,14 @@ pub fn simulate(
     );
     let report = simulate::run(&opts).map_err(|e| Fail(1, format!("{}: {e}", link.display())))?;
     eprintln!(
-                "chessboardd simulate: {} moves played, {} frames, {} glitches, {} reconnections, {} LED patterns",
-        report.moves, report.frames, report.glitches, report.reconnects, report.leds
+        "chessboardd simulate: {} moves played, {} frames, {} glitches, {} reconnections, {} LED patterns, {} silences, {} flickers",
+        report.moves,
+        report.frames,
+        report.glitches,
+        report.reconnects,
+        report.leds,
+        report.silences,
+        report.flickers
     );
     Ok(())
 }
@@ -1071,6 +1107,17 @@ pub fn board_test(board: &str, seconds: Option<f64>) -> Result<(), Fail> {
                 if writeln!(
                     std::io::stdout(),
                     "{:>8.1} s  board {state:?}",
+                    t as f64 / 1000.0
+                )
+                .is_err()
+                {
+                    break;
+                }
+            }
+            Ok((t, DriverMsg::Flicker(sq))) => {
+                if writeln!(
+                    std::io::stdout(),
+                    "{:>8.1} s  square {sq} flickers (reported again and again)",
                     t as f64 / 1000.0
                 )
                 .is_err()

@@ -300,6 +300,7 @@ pub struct RunOptions {
 fn status_of(kind: &EventKind) -> Option<String> {
     Some(match kind {
         EventKind::Link { state } => format!("board {state}"),
+        EventKind::Flicker { square } => format!("square {square} flickers"),
         EventKind::GameStart { .. } => "new game".into(),
         EventKind::Resumed { plies, .. } => format!("game taken up again after {plies} plies"),
         EventKind::Move { ply, san, .. } => format!("ply {ply}: {san}"),
@@ -596,6 +597,12 @@ pub async fn run_boards(
                 Some((b, t, DriverMsg::Reading(r))) => engine.reading(b, t, r, &mut out),
                 Some((_, t, DriverMsg::Press(b))) => engine.press(t, b, &mut out),
                 Some((b, t, DriverMsg::Link(state))) => engine.link(b, t, state, &mut out),
+                Some((b, t, DriverMsg::Flicker(square))) => {
+                    tracing::warn!(
+                        "board: square {square} keeps being reported (its sensor flickers); the board is read all the same"
+                    );
+                    engine.flicker(b, t, square, &mut out)
+                }
                 // A simulated game is over: the demo ends, the daemon stays for its socket.
                 None if until_board_done => break,
                 None => board_open = false,

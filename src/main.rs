@@ -230,6 +230,13 @@ enum Command {
         /// Pull the cable and plug it in again this many times during the game
         #[arg(long, default_value_t = 0)]
         reconnects: u32,
+        /// A second after move MOVES, hang for SECONDS: send and answer nothing, the port kept
+        /// open (the next move is made meanwhile; the players then wait for the board)
+        #[arg(long, value_name = "MOVES:SECONDS")]
+        silence: Option<String>,
+        /// (DGT) The sensor under SQUARE reports it every 200 ms throughout, unchanged
+        #[arg(long, value_name = "SQUARE")]
+        flicker: Option<String>,
     },
     /// Show the live board as a grid after every change, for people wiring a board
     BoardTest {
@@ -344,15 +351,19 @@ fn main() -> ExitCode {
             glitch,
             rotated,
             reconnects,
-        } => commands::simulate(
+            silence,
+            flicker,
+        } => commands::simulate(&commands::SimulateFlags {
             protocol,
             link,
-            pgn.as_deref(),
-            *speed,
-            *glitch,
-            *rotated,
-            *reconnects,
-        ),
+            pgn: pgn.as_deref(),
+            speed: *speed,
+            glitch: *glitch,
+            rotated: *rotated,
+            reconnects: *reconnects,
+            silence: silence.as_deref(),
+            flicker: flicker.as_deref(),
+        }),
         Command::BoardTest { board, seconds } => commands::board_test(board, *seconds),
         Command::Bench {
             what: BenchCommand::Tempo { pgn },

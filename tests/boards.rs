@@ -16,6 +16,11 @@ fn bin() -> Command {
 
 /// `chessboardd simulate`: a `protocol` board at `link` playing the game of `pgn`.
 fn simulator(protocol: &str, link: &Path, pgn: &Path) -> Command {
+    simulator_at(protocol, link, pgn, "4")
+}
+
+/// The same, its players `speed` times quicker than people.
+fn simulator_at(protocol: &str, link: &Path, pgn: &Path, speed: &str) -> Command {
     let mut c = bin();
     c.args([
         "simulate",
@@ -24,7 +29,7 @@ fn simulator(protocol: &str, link: &Path, pgn: &Path) -> Command {
         "--link",
         link.to_str().unwrap(),
     ])
-    .args(["--pgn", pgn.to_str().unwrap(), "--speed", "4"]);
+    .args(["--pgn", pgn.to_str().unwrap(), "--speed", speed]);
     c
 }
 
@@ -37,9 +42,15 @@ fn wait_for(link: &Path) {
 }
 
 fn game_ucis(file: &str) -> (PathBuf, Vec<String>, String) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/games")
-        .join(file);
+    game_ucis_at(
+        &Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/games")
+            .join(file),
+    )
+}
+
+fn game_ucis_at(path: &Path) -> (PathBuf, Vec<String>, String) {
+    let path = path.to_path_buf();
     let game = pgn::parse(&std::fs::read_to_string(&path).unwrap())
         .unwrap()
         .remove(0);
@@ -71,15 +82,26 @@ fn play(
     file: &str,
     extra: &[&str],
 ) -> (Vec<serde_json::Value>, String, Vec<String>) {
-    let (pgn_path, ucis, fen) = game_ucis(file);
+    let (pgn_path, _, _) = game_ucis(file);
+    play_at(protocol, &pgn_path, "4", &extra.len().to_string(), extra)
+}
+
+/// Plays the game of `pgn_path` at `speed`; `tag` tells this test's files from the others'.
+fn play_at(
+    protocol: &str,
+    pgn_path: &Path,
+    speed: &str,
+    tag: &str,
+    extra: &[&str],
+) -> (Vec<serde_json::Value>, String, Vec<String>) {
+    let (pgn_path, ucis, fen) = game_ucis_at(pgn_path);
     let dir = std::env::temp_dir().join(format!(
-        "chessboardd-boards-{}-{protocol}-{}",
+        "chessboardd-boards-{}-{protocol}-{tag}",
         std::process::id(),
-        extra.len()
     ));
     std::fs::create_dir_all(&dir).unwrap();
     let link = dir.join("board");
-    let sim = simulator(protocol, &link, &pgn_path)
+    let sim = simulator_at(protocol, &link, &pgn_path, speed)
         .args(extra)
         .stderr(Stdio::piped())
         .spawn()
@@ -130,6 +152,16 @@ fn moves(events: &[serde_json::Value]) -> Vec<String> {
 
 fn check(protocol: &str, file: &str, extra: &[&str]) -> Vec<serde_json::Value> {
     let (events, sim, ucis) = play(protocol, file, extra);
+    check_events(protocol, extra, events, &sim, &ucis)
+}
+
+fn check_events(
+    protocol: &str,
+    extra: &[&str],
+    events: Vec<serde_json::Value>,
+    sim: &str,
+    ucis: &[String],
+) -> Vec<serde_json::Value> {
     assert_eq!(
         moves(&events),
         ucis,
@@ -291,4 +323,169 @@ fn board_test_shows_the_live_board_as_a_grid() {
     assert!(text.contains("   a b c d e f g h"), "{text}");
     // After 1.e4 the pawn shows on e4.
     assert!(text.contains("4  . . . . P . . ."), "{text}");
+}
+
+/// Ten plies: the fifth (`Bb5`, quiet, one way to show it on any board) is made while a silent
+/// board says nothing; captures and castling follow.
+const SHORT_GAME: &str =
+    "[Event \"board link\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Bxc6 dxc6 5. O-O f6 *\n";
+
+/// `SHORT_GAME` in a file of the test's own.
+fn short_game(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "chessboardd-boards-{}-game-{tag}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("game.pgn");
+    std::fs::write(&path, SHORT_GAME).unwrap();
+    path
+}
+
+fn says<'a>(events: &'a [serde_json::Value], text: &str) -> Vec<&'a serde_json::Value> {
+    events
+        .iter()
+        .filter(|e| e["type"] == "say" && e["text"] == text)
+        .collect()
+}
+
+fn time_of(e: &serde_json::Value) -> i64 {
+    e["t"].as_i64().unwrap()
+}
+
+/// The board hangs a second after the fourth ply, for 4.5 s, its port open: `run` says so
+/// within 3-4 s of the last thing the board sent, marks the link, opens the port again until the
+/// board answers, and reads every move: the one made during the silence and the rest.
+fn a_silent_board_is_reported_and_reconnected(protocol: &str) {
+    let tag = format!("silent-{protocol}");
+    let extra = ["--silence", "4:4.5"];
+    let (events, sim, ucis) = play_at(protocol, &short_game(&tag), "8", &tag, &extra);
+    let events = check_events(protocol, &extra, events, &sim, &ucis);
+    assert!(sim.contains("goes silent after 4 moves"), "{sim}");
+    assert!(sim.contains("the board talks again"), "{sim}");
+    // Until the game's end (the simulator then goes, and the link with it).
+    let last = events.iter().rfind(|e| e["type"] == "move").unwrap();
+    let during: Vec<serde_json::Value> = events
+        .iter()
+        .filter(|e| time_of(e) <= time_of(last))
+        .cloned()
+        .collect();
+    assert_eq!(
+        links(&during),
+        ["connected", "silent", "reconnected"],
+        "{protocol}: no other link change (a silent board is not a pulled cable)"
+    );
+    let silent = says(&during, "Brett antwortet nicht");
+    assert_eq!(silent.len(), 1, "{protocol}: said once: {events:?}");
+    assert_eq!(says(&during, "Brett wieder verbunden").len(), 1);
+    assert!(says(&during, "Brett getrennt").is_empty());
+    // The silence begins a second after the fourth move was read (its last report): it is
+    // reported 3 s after the last thing the board sent, which is at most a second earlier.
+    let fourth = events
+        .iter()
+        .find(|e| e["type"] == "move" && e["ply"] == 4)
+        .unwrap();
+    let after = time_of(silent[0]) - time_of(fourth);
+    assert!(
+        (2500..=4500).contains(&after),
+        "{protocol}: 'Brett antwortet nicht' {after} ms after the fourth move"
+    );
+    let link_at = |state: &str| {
+        events
+            .iter()
+            .find(|e| e["type"] == "link" && e["state"] == state)
+            .map(time_of)
+            .unwrap()
+    };
+    assert!(link_at("silent") < link_at("reconnected"));
+    // Back once the board talks again (4.5 s after the silence began), not before.
+    assert!(link_at("reconnected") - time_of(fourth) >= 4500);
+    let fifth = events
+        .iter()
+        .find(|e| e["type"] == "move" && e["ply"] == 5)
+        .unwrap();
+    assert!(time_of(fifth) > link_at("reconnected"));
+}
+
+#[test]
+fn a_silent_diy_board_is_reported_and_reconnected() {
+    a_silent_board_is_reported_and_reconnected("diy");
+}
+
+#[test]
+fn a_silent_dgt_board_is_reported_and_reconnected() {
+    a_silent_board_is_reported_and_reconnected("dgt");
+}
+
+#[test]
+fn a_silent_chesslink_board_is_reported_and_reconnected() {
+    a_silent_board_is_reported_and_reconnected("chesslink");
+}
+
+#[test]
+fn healthy_idle_boards_are_never_called_silent() {
+    // No game: the boards stand in the start position and nobody moves. A DGT board in update
+    // mode sends nothing then, unless it is asked; the daemon asks.
+    let runs: Vec<_> = ["diy", "dgt", "chesslink"]
+        .into_iter()
+        .map(|protocol| {
+            let dir = std::env::temp_dir().join(format!(
+                "chessboardd-boards-{}-idle-{protocol}",
+                std::process::id()
+            ));
+            std::fs::create_dir_all(&dir).unwrap();
+            let link = dir.join("board");
+            let _ = std::fs::remove_file(&link);
+            let sim = bin()
+                .args(["simulate", "--protocol", protocol, "--link"])
+                .arg(&link)
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap();
+            wait_for(&link);
+            let run = bin()
+                .args([
+                    "run",
+                    "--board",
+                    &format!("{protocol}:{}", link.display()),
+                    "--speech",
+                    "text",
+                    "--events-json",
+                ])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap();
+            (protocol, sim, run)
+        })
+        .collect();
+    std::thread::sleep(Duration::from_secs(6));
+    for (protocol, mut sim, mut run) in runs {
+        stop(&mut run);
+        let out = run.wait_with_output().unwrap();
+        stop(&mut sim);
+        let _ = sim.wait();
+        let events: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(links(&events), ["connected"], "{protocol}: {events:?}");
+        assert!(says(&events, "Brett antwortet nicht").is_empty());
+    }
+}
+
+#[test]
+fn dgt_flicker_does_not_stop_moves_being_read() {
+    // The sensor under h4 (empty all game) reports it every 200 ms throughout: the board is
+    // read at least every half second all the same, and the square is reported once.
+    let extra = ["--flicker", "h4"];
+    let (events, sim, ucis) = play_at("dgt", &short_game("flicker"), "8", "flicker", &extra);
+    let events = check_events("dgt", &extra, events, &sim, &ucis);
+    let flickers: Vec<_> = events.iter().filter(|e| e["type"] == "flicker").collect();
+    assert_eq!(flickers.len(), 1, "{flickers:?}");
+    assert_eq!(flickers[0]["square"], "h4");
+    assert_eq!(says(&events, "Feld Hector vier flackert").len(), 1);
+    // Reported after 3 s of flicker, not at once.
+    let start = events.iter().find(|e| e["type"] == "link").unwrap();
+    assert!(time_of(flickers[0]) - time_of(start) >= 3000);
 }

@@ -5,7 +5,7 @@
 //! is a letter, its data characters, then two hex digits: the XOR of the 7-bit codes of all
 //! preceding characters. Replies use the lower-case letter of their command.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use shakmaty::{Board, Color, Piece, Role, Square};
 
@@ -13,9 +13,6 @@ use super::DriverMsg;
 use crate::engine::debounce::{SquareState, EMPTY};
 use crate::engine::piece_code;
 use crate::engine::Reading;
-
-/// How often the host asks for the status as a keep-alive.
-pub const POLL: Duration = Duration::from_secs(2);
 
 /// Sets bit 7 so that the byte has odd parity.
 pub fn with_parity(b: u8) -> u8 {
@@ -166,7 +163,10 @@ pub fn leds(squares: &[Square], rotated: bool) -> String {
 pub struct ChessLinkHost {
     decoder: Decoder,
     rotated: bool,
-    last_poll: Instant,
+    /// The last whole message from the board since the port opened.
+    heard: Option<Instant>,
+    /// The last status asked for (or the port's opening).
+    asked: Instant,
 }
 
 impl Default for ChessLinkHost {
@@ -174,7 +174,8 @@ impl Default for ChessLinkHost {
         ChessLinkHost {
             decoder: Decoder::default(),
             rotated: false,
-            last_poll: Instant::now(),
+            heard: None,
+            asked: Instant::now(),
         }
     }
 }
@@ -202,12 +203,13 @@ impl super::serial::Protocol for ChessLinkHost {
     fn baud(&self) -> u32 {
         38_400
     }
-    fn on_open(&mut self, port: &mut dyn std::io::Write) -> std::io::Result<()> {
+    fn on_open(&mut self, now: Instant, port: &mut dyn std::io::Write) -> std::io::Result<()> {
         self.decoder = Decoder {
             dropped: self.decoder.dropped,
             ..Decoder::default()
         };
-        self.last_poll = Instant::now();
+        self.heard = None;
+        self.asked = now;
         // Version, reports on change only, LEDs off, then the board.
         for cmd in ["V", "W0203", "X", "S"] {
             port.write_all(&wire(cmd))?;
@@ -217,15 +219,19 @@ impl super::serial::Protocol for ChessLinkHost {
     fn on_bytes(
         &mut self,
         bytes: &[u8],
-        _now: Instant,
+        now: Instant,
         out: &mut Vec<DriverMsg>,
         port: &mut dyn std::io::Write,
     ) -> std::io::Result<()> {
         let mut msgs = Vec::new();
         let dropped = self.decoder.dropped;
         self.decoder.feed(bytes, &mut msgs);
+        if !msgs.is_empty() {
+            self.heard = Some(now);
+        }
         if self.decoder.dropped > dropped {
             // A frame was lost: ask for the board at once.
+            self.asked = now;
             port.write_all(&wire("S"))?;
         }
         for m in msgs {
@@ -252,14 +258,18 @@ impl super::serial::Protocol for ChessLinkHost {
         _out: &mut Vec<DriverMsg>,
         port: &mut dyn std::io::Write,
     ) -> std::io::Result<()> {
-        if now.duration_since(self.last_poll) >= POLL {
-            self.last_poll = now;
+        // Reports come on change only: a board where nothing moves is asked for its status.
+        if super::serial::poll_due(now, self.heard, self.asked) {
+            self.asked = now;
             port.write_all(&wire("S"))?;
         }
         Ok(())
     }
     fn dropped(&self) -> u64 {
         self.decoder.dropped
+    }
+    fn last_heard(&self) -> Option<Instant> {
+        self.heard
     }
     fn show(
         &mut self,
@@ -329,6 +339,36 @@ mod tests {
                 role: Role::Queen
             })
         );
+    }
+
+    #[test]
+    fn an_idle_board_is_asked_for_its_status_every_second() {
+        let mut host = ChessLinkHost::default();
+        let (mut out, mut port) = (Vec::new(), Vec::new());
+        let t0 = Instant::now();
+        let ms = |n: u64| t0 + std::time::Duration::from_millis(n);
+        host.on_open(t0, &mut port).unwrap();
+        port.clear();
+        host.on_tick(ms(999), &mut out, &mut port).unwrap();
+        assert!(port.is_empty());
+        host.on_tick(ms(1_000), &mut out, &mut port).unwrap();
+        assert_eq!(port, wire("S"));
+        // Noise is no answer; a status is.
+        host.on_bytes(b"zz", ms(1_050), &mut out, &mut port)
+            .unwrap();
+        assert_eq!(host.last_heard(), None);
+        let reply: Vec<u8> = status(&Board::default(), false)
+            .bytes()
+            .map(with_parity)
+            .collect();
+        host.on_bytes(&reply, ms(1_100), &mut out, &mut port)
+            .unwrap();
+        assert_eq!(host.last_heard(), Some(ms(1_100)));
+        port.clear();
+        host.on_tick(ms(2_099), &mut out, &mut port).unwrap();
+        assert!(port.is_empty());
+        host.on_tick(ms(2_100), &mut out, &mut port).unwrap();
+        assert_eq!(port, wire("S"));
     }
 
     #[test]

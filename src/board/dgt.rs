@@ -5,7 +5,9 @@
 //! the message was cut: it is dropped (and counted) and a new message starts there.
 //! Field numbers run in reading order with the connector on white's left: 0 = a8 ... 63 = h1.
 //! The board scans square by square, so field updates are only "something changed": the host
-//! waits for a quiet board, then asks for a whole dump and reads positions from that.
+//! waits for a quiet board, then asks for a whole dump and reads positions from that. While
+//! updates keep coming it still reads the board every [`MAX_WAIT`], and a field that keeps
+//! reporting for [`FLICKER`] (a flickering sensor) is reported, once an episode.
 
 use std::time::{Duration, Instant};
 
@@ -29,8 +31,14 @@ pub const MSG_VERSION: u8 = 0x93;
 
 /// How long the board must be quiet before the host asks for a dump (USB).
 pub const SETTLE: Duration = Duration::from_millis(250);
-/// How often the host polls the serial number as a keep-alive.
-pub const KEEP_ALIVE: Duration = Duration::from_secs(5);
+/// While field updates keep coming, the board is read at least this often.
+pub const MAX_WAIT: Duration = Duration::from_millis(500);
+/// A field whose updates keep coming, less than [`FLICKER_GAP`] apart, for this long flickers.
+/// Once reported, its episode lasts until it has been quiet this long.
+pub const FLICKER: Duration = Duration::from_secs(3);
+/// Updates of one field closer than this belong to one episode (a person's moves on one
+/// square are further apart, or soon over).
+pub const FLICKER_GAP: Duration = Duration::from_millis(500);
 
 /// A DGT piece code for a piece (0 = empty).
 pub fn code_of(p: Option<Piece>) -> u8 {
@@ -142,6 +150,14 @@ fn dump_states(payload: &[u8], rotated: bool) -> Option<[SquareState; 64]> {
     Some(states)
 }
 
+/// One field's run of updates.
+#[derive(Copy, Clone, Debug)]
+struct Updates {
+    since: Instant,
+    last: Instant,
+    reported: bool,
+}
+
 /// The host side of the DGT protocol.
 #[derive(Debug)]
 pub struct DgtHost {
@@ -149,7 +165,14 @@ pub struct DgtHost {
     rotated: bool,
     /// A field changed at this time: a dump is due once the board is quiet.
     dirty_since: Option<Instant>,
-    last_poll: Instant,
+    /// The first change not yet read: a dump is due [`MAX_WAIT`] after it, quiet or not.
+    dirty_first: Option<Instant>,
+    /// Each field's current run of updates (by field number).
+    updates: [Option<Updates>; 64],
+    /// The last whole message from the board since the port opened.
+    heard: Option<Instant>,
+    /// The last request sent (the port's opening, a dump, a keep-alive poll).
+    asked: Instant,
     pub version: Option<(u8, u8)>,
 }
 
@@ -159,9 +182,57 @@ impl Default for DgtHost {
             decoder: Decoder::default(),
             rotated: false,
             dirty_since: None,
-            last_poll: Instant::now(),
+            dirty_first: None,
+            updates: [None; 64],
+            heard: None,
+            asked: Instant::now(),
             version: None,
         }
+    }
+}
+
+impl DgtHost {
+    /// The square of a field number, as the board stands.
+    fn square(&self, field: usize) -> Square {
+        let sq = square_of(field);
+        if self.rotated {
+            sq.flip_vertical().flip_horizontal()
+        } else {
+            sq
+        }
+    }
+
+    /// Notes an update of `field` at `now`; its square when the field has just been found
+    /// flickering (once an episode).
+    fn flickers(&mut self, field: usize, now: Instant) -> Option<Square> {
+        let run = self.updates.get_mut(field)?;
+        match run {
+            Some(r) => {
+                let gap = if r.reported { FLICKER } else { FLICKER_GAP };
+                if now.saturating_duration_since(r.last) < gap {
+                    r.last = now;
+                } else {
+                    *r = Updates {
+                        since: now,
+                        last: now,
+                        reported: false,
+                    };
+                }
+            }
+            None => {
+                *run = Some(Updates {
+                    since: now,
+                    last: now,
+                    reported: false,
+                })
+            }
+        }
+        let r = run.as_mut()?;
+        if r.reported || now.saturating_duration_since(r.since) < FLICKER {
+            return None;
+        }
+        r.reported = true;
+        Some(self.square(field))
     }
 }
 
@@ -172,13 +243,16 @@ impl super::serial::Protocol for DgtHost {
     fn baud(&self) -> u32 {
         9600
     }
-    fn on_open(&mut self, port: &mut dyn std::io::Write) -> std::io::Result<()> {
+    fn on_open(&mut self, now: Instant, port: &mut dyn std::io::Write) -> std::io::Result<()> {
         self.decoder = Decoder {
             dropped: self.decoder.dropped,
             ..Decoder::default()
         };
         self.dirty_since = None;
-        self.last_poll = Instant::now();
+        self.dirty_first = None;
+        self.updates = [None; 64];
+        self.heard = None;
+        self.asked = now;
         port.write_all(&[RESET, SEND_VERSION, SEND_BOARD, UPDATE_BOARD])
     }
     fn on_bytes(
@@ -195,6 +269,10 @@ impl super::serial::Protocol for DgtHost {
             // Something was lost: read the whole board again once it is quiet (noise does not
             // postpone a dump already due).
             self.dirty_since.get_or_insert(now);
+            self.dirty_first.get_or_insert(now);
+        }
+        if !msgs.is_empty() {
+            self.heard = Some(now);
         }
         for (id, payload) in msgs {
             match id {
@@ -211,7 +289,13 @@ impl super::serial::Protocol for DgtHost {
                     let states = if self.rotated { turned } else { normal };
                     out.push(DriverMsg::Reading(Reading::Frame(Box::new(states))));
                 }
-                MSG_FIELD_UPDATE if payload.len() == 2 => self.dirty_since = Some(now),
+                MSG_FIELD_UPDATE if payload.len() == 2 => {
+                    self.dirty_since = Some(now);
+                    self.dirty_first.get_or_insert(now);
+                    if let Some(sq) = self.flickers(usize::from(payload[0]), now) {
+                        out.push(DriverMsg::Flicker(sq));
+                    }
+                }
                 MSG_VERSION if payload.len() == 2 => self.version = Some((payload[0], payload[1])),
                 MSG_BOARD_DUMP | MSG_FIELD_UPDATE | MSG_VERSION => self.decoder.dropped += 1,
                 _ => {}
@@ -225,21 +309,28 @@ impl super::serial::Protocol for DgtHost {
         _out: &mut Vec<DriverMsg>,
         port: &mut dyn std::io::Write,
     ) -> std::io::Result<()> {
-        if self
-            .dirty_since
-            .is_some_and(|t| now.duration_since(t) >= SETTLE)
-        {
+        let waited = |since: Option<Instant>, wait| {
+            since.is_some_and(|t| now.saturating_duration_since(t) >= wait)
+        };
+        if waited(self.dirty_since, SETTLE) || waited(self.dirty_first, MAX_WAIT) {
             self.dirty_since = None;
+            self.dirty_first = None;
+            self.asked = now;
             port.write_all(&[SEND_BOARD])?;
         }
-        if now.duration_since(self.last_poll) >= KEEP_ALIVE {
-            self.last_poll = now;
+        // In update mode a board where nothing moves sends nothing: it is asked for its serial
+        // number, which it always answers.
+        if super::serial::poll_due(now, self.heard, self.asked) {
+            self.asked = now;
             port.write_all(&[SEND_SERIAL])?;
         }
         Ok(())
     }
     fn dropped(&self) -> u64 {
         self.decoder.dropped
+    }
+    fn last_heard(&self) -> Option<Instant> {
+        self.heard
     }
 }
 
@@ -372,6 +463,104 @@ mod tests {
             &mut port,
         )
         .unwrap();
+        assert!(out.is_empty());
+    }
+
+    #[test]
+    fn an_idle_board_is_asked_for_its_serial_number_every_second() {
+        // In update mode a board where nothing moves sends nothing: it is asked, so that it is
+        // never taken for a silent one.
+        let mut host = DgtHost::default();
+        let (mut out, mut port) = (Vec::new(), Vec::new());
+        let t0 = Instant::now();
+        let ms = |n: u64| t0 + Duration::from_millis(n);
+        host.on_open(t0, &mut port).unwrap();
+        assert_eq!(port, vec![RESET, SEND_VERSION, SEND_BOARD, UPDATE_BOARD]);
+        port.clear();
+        host.on_tick(ms(999), &mut out, &mut port).unwrap();
+        assert!(port.is_empty());
+        host.on_tick(ms(1_000), &mut out, &mut port).unwrap();
+        assert_eq!(port, vec![SEND_SERIAL]);
+        // Noise between messages is no answer; the serial number is.
+        host.on_bytes(&[0x01, 0x02], ms(1_050), &mut out, &mut port)
+            .unwrap();
+        assert_eq!(host.last_heard(), None);
+        host.on_bytes(
+            &message(MSG_SERIAL, b"12345"),
+            ms(1_100),
+            &mut out,
+            &mut port,
+        )
+        .unwrap();
+        assert_eq!(host.last_heard(), Some(ms(1_100)));
+        port.clear();
+        host.on_tick(ms(2_099), &mut out, &mut port).unwrap();
+        assert!(port.is_empty());
+        host.on_tick(ms(2_100), &mut out, &mut port).unwrap();
+        assert_eq!(port, vec![SEND_SERIAL]);
+        // Opened again: nothing heard since.
+        host.on_open(ms(3_000), &mut port).unwrap();
+        assert_eq!(host.last_heard(), None);
+    }
+
+    #[test]
+    fn a_flickering_field_holds_up_no_dump_and_is_reported_once_an_episode() {
+        let mut host = DgtHost::default();
+        let (mut out, mut port) = (Vec::new(), Vec::new());
+        let t0 = Instant::now();
+        let ms = |n: u64| t0 + Duration::from_millis(n);
+        host.on_open(t0, &mut port).unwrap();
+        port.clear();
+        // Field 39 (h4) reports every 200 ms from `from` to `to`; the host ticks every 10 ms.
+        // Returns when the updates came and when dumps were asked for.
+        let flicker = |host: &mut DgtHost, from: u64, to: u64, out: &mut Vec<DriverMsg>| {
+            let mut port = Vec::new();
+            let (mut updates, mut dumps) = (Vec::new(), Vec::new());
+            for t in (from..to).step_by(10) {
+                if (t - from) % 200 == 0 {
+                    updates.push(t);
+                    host.on_bytes(&message(MSG_FIELD_UPDATE, &[39, 0]), ms(t), out, &mut port)
+                        .unwrap();
+                }
+                host.on_tick(ms(t), out, &mut port).unwrap();
+                if port.contains(&SEND_BOARD) {
+                    dumps.push(t);
+                }
+                port.clear();
+            }
+            (updates, dumps)
+        };
+        let (updates, dumps) = flicker(&mut host, 0, 10_000, &mut out);
+        // Every update is read by a dump asked for at most half a second after it.
+        for u in updates.iter().filter(|u| **u < 9_500) {
+            assert!(
+                dumps.iter().any(|d| d >= u && *d <= u + 500),
+                "update at {u} ms, dumps at {dumps:?}"
+            );
+        }
+        // Reported once, after 3 s.
+        assert_eq!(out, vec![DriverMsg::Flicker(Square::H4)]);
+        // Quiet for a second, then again: the same episode, not said again.
+        out.clear();
+        flicker(&mut host, 11_000, 15_000, &mut out);
+        assert!(out.is_empty());
+        // Quiet for 3 s: a new episode, said after 3 s of it.
+        flicker(&mut host, 18_000, 20_900, &mut out);
+        assert!(out.is_empty());
+        flicker(&mut host, 21_000, 21_500, &mut out);
+        assert_eq!(out, vec![DriverMsg::Flicker(Square::H4)]);
+        // A person's moves on one square are no flicker: two updates, then quiet.
+        let mut host = DgtHost::default();
+        out.clear();
+        for t in [0, 300, 4_000, 4_200] {
+            host.on_bytes(
+                &message(MSG_FIELD_UPDATE, &[39, 0]),
+                ms(t),
+                &mut out,
+                &mut port,
+            )
+            .unwrap();
+        }
         assert!(out.is_empty());
     }
 

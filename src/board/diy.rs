@@ -11,6 +11,8 @@
 //! Host to board: `?` asks for a frame at once. A line with a bad checksum or shape is dropped
 //! and counted; the stream resyncs at the next newline.
 
+use std::time::Instant;
+
 use crate::engine::Button;
 use shakmaty::Role;
 
@@ -139,12 +141,49 @@ mod tests {
             ]
         );
     }
+
+    #[test]
+    fn a_board_that_misses_its_heartbeat_is_asked_and_only_whole_lines_are_heard() {
+        use crate::board::serial::Protocol;
+        let mut host = DiyHost::default();
+        let (mut out, mut port) = (Vec::new(), Vec::new());
+        let t0 = Instant::now();
+        let ms = |n: u64| t0 + std::time::Duration::from_millis(n);
+        host.on_open(t0, &mut port).unwrap();
+        assert_eq!(port, b"?");
+        host.on_bytes(&frame(1).as_bytes()[..6], ms(500), &mut out, &mut port)
+            .unwrap();
+        assert_eq!(host.last_heard(), None, "half a line");
+        host.on_tick(ms(999), &mut out, &mut port).unwrap();
+        assert_eq!(port, b"?");
+        host.on_tick(ms(1_000), &mut out, &mut port).unwrap();
+        assert_eq!(port, b"??");
+        host.on_bytes(&frame(1).as_bytes()[6..], ms(1_200), &mut out, &mut port)
+            .unwrap();
+        assert_eq!(host.last_heard(), Some(ms(1_200)));
+        host.on_tick(ms(2_199), &mut out, &mut port).unwrap();
+        assert_eq!(port, b"??");
+    }
 }
 
 /// The host side of the DIY protocol.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct DiyHost {
     decoder: Decoder,
+    /// The last whole line from the board since the port opened.
+    heard: Option<Instant>,
+    /// The last `?` sent (or the port's opening).
+    asked: Instant,
+}
+
+impl Default for DiyHost {
+    fn default() -> DiyHost {
+        DiyHost {
+            decoder: Decoder::default(),
+            heard: None,
+            asked: Instant::now(),
+        }
+    }
 }
 
 impl super::serial::Protocol for DiyHost {
@@ -154,25 +193,31 @@ impl super::serial::Protocol for DiyHost {
     fn baud(&self) -> u32 {
         115_200
     }
-    fn on_open(&mut self, port: &mut dyn std::io::Write) -> std::io::Result<()> {
+    fn on_open(&mut self, now: Instant, port: &mut dyn std::io::Write) -> std::io::Result<()> {
         self.decoder = Decoder {
             dropped: self.decoder.dropped,
             ..Decoder::default()
         };
+        self.heard = None;
+        self.asked = now;
         port.write_all(b"?")
     }
     fn on_bytes(
         &mut self,
         bytes: &[u8],
-        _now: std::time::Instant,
+        now: Instant,
         out: &mut Vec<super::DriverMsg>,
         port: &mut dyn std::io::Write,
     ) -> std::io::Result<()> {
         let mut msgs = Vec::new();
         let dropped = self.decoder.dropped;
         self.decoder.feed(bytes, &mut msgs);
+        if !msgs.is_empty() {
+            self.heard = Some(now);
+        }
         if self.decoder.dropped > dropped {
             // A frame was lost: ask for the board at once rather than wait for the next one.
+            self.asked = now;
             port.write_all(b"?")?;
         }
         out.extend(msgs.into_iter().map(|m| match m {
@@ -185,13 +230,21 @@ impl super::serial::Protocol for DiyHost {
     }
     fn on_tick(
         &mut self,
-        _now: std::time::Instant,
+        now: Instant,
         _out: &mut Vec<super::DriverMsg>,
-        _port: &mut dyn std::io::Write,
+        port: &mut dyn std::io::Write,
     ) -> std::io::Result<()> {
+        // The board sends a frame every second; one that missed it is asked.
+        if super::serial::poll_due(now, self.heard, self.asked) {
+            self.asked = now;
+            port.write_all(b"?")?;
+        }
         Ok(())
     }
     fn dropped(&self) -> u64 {
         self.decoder.dropped
+    }
+    fn last_heard(&self) -> Option<Instant> {
+        self.heard
     }
 }

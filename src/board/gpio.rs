@@ -23,6 +23,10 @@ pub trait Pins: Send {
     fn get(&mut self, line: u32) -> Result<bool, String>;
     /// Lets driven lines settle before they are read (real wires have capacitance).
     fn settle(&mut self) {}
+    /// Gives the lines back and requests them again (after they failed to read).
+    fn reopen(&mut self) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// How the switches are wired.
@@ -198,12 +202,25 @@ impl Pins for SimPins {
 
 /// Lines of one gpiochip through the kernel's character device.
 pub struct CdevPins {
-    outputs: gpiocdev::Request,
-    inputs: gpiocdev::Request,
+    chip: String,
+    wiring: Wiring,
+    /// The output and input lines; `None` while they are being requested again.
+    lines: Option<(gpiocdev::Request, gpiocdev::Request)>,
 }
 
 impl CdevPins {
     pub fn open(chip: &str, wiring: &Wiring) -> Result<CdevPins, String> {
+        Ok(CdevPins {
+            chip: chip.to_string(),
+            wiring: wiring.clone(),
+            lines: Some(Self::request(chip, wiring)?),
+        })
+    }
+
+    fn request(
+        chip: &str,
+        wiring: &Wiring,
+    ) -> Result<(gpiocdev::Request, gpiocdev::Request), String> {
         let err = |e: gpiocdev::Error| format!("{chip}: {e}");
         let outputs = gpiocdev::Request::builder()
             .on_chip(chip)
@@ -220,7 +237,13 @@ impl CdevPins {
             .with_bias(gpiocdev::line::Bias::PullUp)
             .request()
             .map_err(err)?;
-        Ok(CdevPins { outputs, inputs })
+        Ok((outputs, inputs))
+    }
+
+    fn lines(&self) -> Result<&(gpiocdev::Request, gpiocdev::Request), String> {
+        self.lines
+            .as_ref()
+            .ok_or_else(|| format!("{}: the lines are not requested", self.chip))
     }
 }
 
@@ -231,17 +254,27 @@ impl Pins for CdevPins {
         } else {
             gpiocdev::line::Value::Inactive
         };
-        self.outputs.set_value(line, v).map_err(|e| e.to_string())
+        self.lines()?
+            .0
+            .set_value(line, v)
+            .map_err(|e| e.to_string())
     }
     fn settle(&mut self) {
         // A few microseconds are enough; the scheduler may make it longer, which costs no CPU.
         std::thread::sleep(Duration::from_micros(5));
     }
     fn get(&mut self, line: u32) -> Result<bool, String> {
-        self.inputs
+        self.lines()?
+            .1
             .value(line)
             .map(|v| v == gpiocdev::line::Value::Active)
             .map_err(|e| e.to_string())
+    }
+    fn reopen(&mut self) -> Result<(), String> {
+        // The old requests go first: the lines cannot be held twice.
+        self.lines = None;
+        self.lines = Some(Self::request(&self.chip, &self.wiring)?);
+        Ok(())
     }
 }
 
@@ -258,7 +291,9 @@ pub fn line_offset(spec: &str) -> Result<(Option<String>, u32), String> {
     ))
 }
 
-/// Scans at `rate_hz` until `stop`, sending a frame whenever the board changed.
+/// Scans at `rate_hz` until `stop`, sending a frame whenever the board changed. Lines that fail
+/// to read for [`SILENT`](super::serial::SILENT) make the board silent, as a serial board that
+/// stops answering: said once, and the lines requested again every 3 s until a scan works.
 pub fn run(
     wiring: Wiring,
     mut pins: Box<dyn Pins>,
@@ -268,36 +303,74 @@ pub fn run(
     tx: DriverTx,
     stop: Arc<AtomicBool>,
 ) {
+    use super::serial::{Verdict, Watch, SILENT};
     let period = Duration::from_secs_f64(1.0 / rate_hz.clamp(1, 2000) as f64);
     let _ = tx.send((clock.now(), DriverMsg::Link(LinkState::Connected)));
     let mut last: Option<u64> = None;
     let mut mapping = mapping;
     let mut side = SideDetector::new(mapping.detect_side);
     let mut next = Instant::now();
+    let mut watch = Watch::new(next);
+    // The last scan that worked since the lines were requested; whether the last one failed.
+    let mut heard: Option<Instant> = None;
     let mut failing = false;
     while !stop.load(Ordering::Relaxed) {
-        match scan(&wiring, pins.as_mut()) {
-            Ok(sensors) => {
-                if failing {
-                    failing = false;
-                    let _ = tx.send((clock.now(), DriverMsg::Link(LinkState::Reconnected)));
+        let scanned = scan(&wiring, pins.as_mut());
+        let now = Instant::now();
+        match &scanned {
+            Ok(_) => {
+                heard = Some(now);
+                if std::mem::take(&mut failing) {
+                    tracing::info!("gpio: the lines read again");
                 }
-                let occ = side.occupancy(&mut mapping, sensors);
-                if last != Some(occ) {
-                    last = Some(occ);
+            }
+            Err(e) if !failing => {
+                failing = true;
+                tracing::warn!("gpio: the lines fail to read: {e}");
+            }
+            Err(_) => {}
+        }
+        match watch.check(now, heard) {
+            Verdict::Fine => {}
+            Verdict::Back => {
+                if tx
+                    .send((clock.now(), DriverMsg::Link(LinkState::Reconnected)))
+                    .is_err()
+                {
+                    break;
+                }
+            }
+            verdict @ (Verdict::Silent | Verdict::StillSilent) => {
+                if verdict == Verdict::Silent {
+                    tracing::warn!(
+                        "gpio: no scan for {} s; requesting the lines again until they read",
+                        SILENT.as_secs()
+                    );
                     if tx
-                        .send((clock.now(), DriverMsg::Reading(Reading::occupancy(occ))))
+                        .send((clock.now(), DriverMsg::Link(LinkState::Silent)))
                         .is_err()
                     {
                         break;
                     }
                 }
+                if let Err(e) = pins.reopen() {
+                    tracing::debug!("gpio: requesting the lines again: {e}");
+                }
+                watch.opened(Instant::now());
+                heard = None;
             }
-            Err(_) if !failing => {
-                failing = true;
-                let _ = tx.send((clock.now(), DriverMsg::Link(LinkState::Lost)));
+        }
+        if let Ok(sensors) = scanned {
+            let occ = side.occupancy(&mut mapping, sensors);
+            if last != Some(occ) {
+                last = Some(occ);
+                if tx
+                    .send((clock.now(), DriverMsg::Reading(Reading::occupancy(occ))))
+                    .is_err()
+                {
+                    break;
+                }
             }
-            Err(_) => {}
         }
         next += period;
         let now = Instant::now();

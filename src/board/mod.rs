@@ -20,6 +20,9 @@ pub enum DriverMsg {
     Reading(Reading),
     Press(Button),
     Link(LinkState),
+    /// The board keeps reporting this square without end (a flickering sensor): said once an
+    /// episode, so that someone sees to it.
+    Flicker(shakmaty::Square),
 }
 
 /// A driver's messages, stamped with the daemon clock's time when the board was read.
@@ -104,4 +107,6 @@ pub struct LinkStats {
     pub dropped: u64,
     pub frames: u64,
     pub reconnects: u64,
+    /// Times the board stopped answering with its port open.
+    pub silences: u64,
 }

@@ -2,9 +2,11 @@
 //! It answers the host's commands, and once the host has connected plays a game the way people
 //! move pieces, with the board's own quirks (a DGT board reports squares in scan order, so a
 //! moved piece may show on its new square before its old one is empty). It can be told to
-//! glitch (garbage bytes, corrupted frames) and to drop the link and come back. Its players only
-//! play to a host: when the host closes the port or dies, they finish the move in hand and wait
-//! until a host has opened the port again and sent its start-up commands.
+//! glitch (garbage bytes, corrupted frames), to drop the link and come back, to go silent for a
+//! while with its port open (a hung board), and (DGT) to report one square over and over (a
+//! flickering sensor). Its players only play to a host: when the host closes the port or dies,
+//! they finish the move in hand and wait until a host has opened the port again and sent its
+//! start-up commands.
 
 use std::io::Write;
 use std::os::fd::AsRawFd;
@@ -54,7 +56,45 @@ pub struct SimOptions {
     pub rotated: bool,
     /// Drop the link and come back this many times during the game.
     pub reconnects: u32,
+    /// After this many moves, go silent for this long (see [`SILENCE_DELAY`]).
+    pub silence: Option<(usize, Duration)>,
+    /// A DGT board's sensor under this square reports it every [`FLICKER_EVERY`] throughout.
+    pub flicker: Option<Square>,
     pub seed: u64,
+}
+
+/// How long after the move that precedes it a silence begins: time for the host to read that
+/// move. The next move is made during the silence, and the players wait for the board after it.
+pub const SILENCE_DELAY: Duration = Duration::from_secs(1);
+/// How often a flickering square is reported.
+pub const FLICKER_EVERY: Duration = Duration::from_millis(200);
+
+/// Where a board's silence is (`--silence`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Silence {
+    /// None yet (or none asked for).
+    Off,
+    /// It begins at this time; no move is begun meanwhile.
+    Pending(Instant),
+    /// The board sends nothing and answers nothing until this time; `moved` once the move made
+    /// meanwhile is done.
+    On {
+        until: Instant,
+        moved: bool,
+    },
+    Over,
+}
+
+/// `MOVES:SECONDS` for `--silence`.
+pub fn parse_silence(s: &str) -> Result<(usize, Duration), String> {
+    let err = || format!("'{s}' is not MOVES:SECONDS (e.g. 4:5 or 4:4.5)");
+    let (moves, secs) = s.split_once(':').ok_or_else(err)?;
+    let moves = moves.trim().parse::<usize>().map_err(|_| err())?;
+    let secs = secs.trim().parse::<f64>().map_err(|_| err())?;
+    if !(0.0..=3600.0).contains(&secs) {
+        return Err(err());
+    }
+    Ok((moves, Duration::from_secs_f64(secs)))
 }
 
 /// One physical step: a square changes to this piece (or empty), after a pause.
@@ -249,6 +289,10 @@ pub struct SimReport {
     pub leds: u64,
     /// Times the host went away (closed the port or died) and the players waited.
     pub host_losses: u32,
+    /// Silences kept (`--silence`).
+    pub silences: u32,
+    /// Reports of the flickering square (`--flicker`).
+    pub flickers: u64,
 }
 
 struct SimBoard {
@@ -431,10 +475,38 @@ pub fn run(opts: &SimOptions) -> std::io::Result<SimReport> {
     let mut done_at: Option<Instant> = None;
     // A DIY promotion button pressed while no host listened: pressed again once one does.
     let mut held_button: Option<Role> = None;
+    let mut silence = Silence::Off;
+    let mut flickered = Instant::now();
     let mut buf = [0u8; 256];
     loop {
         let mut out = Vec::new();
         let seen = link.wait(&mut buf, Duration::from_millis(5));
+        let now = Instant::now();
+        match silence {
+            Silence::Pending(at) if now >= at => {
+                let until = at + opts.silence.map_or(Duration::ZERO, |(_, d)| d);
+                silence = Silence::On {
+                    until,
+                    moved: false,
+                };
+                report.silences += 1;
+                eprintln!(
+                    "chessboardd simulate: the board goes silent after {} moves, for {:.1} s",
+                    report.moves,
+                    until.duration_since(at).as_secs_f64()
+                );
+            }
+            Silence::On { until, .. } if now >= until => {
+                silence = Silence::Over;
+                eprintln!(
+                    "chessboardd simulate: the board talks again after {} moves",
+                    report.moves
+                );
+            }
+            _ => {}
+        }
+        // A silent board sends nothing and answers nothing; its port stays open.
+        let quiet = matches!(silence, Silence::On { .. });
         if seen.hung_up && link.host_seen {
             // The host is gone. Its last bytes do not matter; the players wait for the next.
             b.connected = false;
@@ -452,7 +524,7 @@ pub fn run(opts: &SimOptions) -> std::io::Result<SimReport> {
             continue;
         }
         let host = !seen.hung_up;
-        if host && seen.bytes > 0 {
+        if host && seen.bytes > 0 && !quiet {
             let was = b.connected;
             b.answer(&buf[..seen.bytes], &mut out);
             if b.connected && !was && report.host_losses > 0 {
@@ -462,13 +534,19 @@ pub fn run(opts: &SimOptions) -> std::io::Result<SimReport> {
                 );
             }
         }
-        if b.connected {
+        if b.connected && !quiet {
             if let Some(role) = held_button.take() {
                 out.extend(diy::button(role).bytes());
             }
         }
-        let now = Instant::now();
-        if (b.connected || mid_move(next)) && due.is_none() && next < plan.len() {
+        // A move is begun for a host that listens; during a silence one move is made (the
+        // players cannot tell that the board has hung), then they wait for the board.
+        let may_begin = match silence {
+            Silence::Off | Silence::Over => b.connected,
+            Silence::Pending(_) => false,
+            Silence::On { moved, .. } => !moved,
+        };
+        if (may_begin || mid_move(next)) && due.is_none() && next < plan.len() {
             let first = !mid_move(next);
             due = Some(now + pause(plan[next].1.pause_ms, first));
         }
@@ -478,7 +556,7 @@ pub fn run(opts: &SimOptions) -> std::io::Result<SimReport> {
                 Some(p) => b.board.set_piece_at(s.square, p),
                 None => b.board.discard_piece_at(s.square),
             }
-            if b.connected {
+            if b.connected && !quiet {
                 out.extend(b.report(s.square, s.piece));
                 if let Some(role) = s.button {
                     out.extend(diy::button(role).bytes());
@@ -493,6 +571,13 @@ pub fn run(opts: &SimOptions) -> std::io::Result<SimReport> {
             let move_done = plan.get(next).is_none_or(|(j, _)| *j != i);
             if move_done {
                 report.moves = i + 1;
+                match silence {
+                    Silence::On { until, .. } => silence = Silence::On { until, moved: true },
+                    Silence::Off if opts.silence.is_some_and(|(n, _)| n == i + 1) => {
+                        silence = Silence::Pending(now + SILENCE_DELAY)
+                    }
+                    _ => {}
+                }
                 if reconnect_at.contains(&(i + 1)) && report.reconnects < opts.reconnects {
                     // The cable is pulled and plugged in again.
                     if host {
@@ -509,16 +594,28 @@ pub fn run(opts: &SimOptions) -> std::io::Result<SimReport> {
             }
         }
         // Noise on the line: now and then, after something was sent.
-        if opts.glitch && b.connected && !out.is_empty() && rng.chance(25) {
+        if opts.glitch && b.connected && !quiet && !out.is_empty() && rng.chance(25) {
             out.extend(garbage(&mut rng, opts.protocol));
             report.glitches += 1;
         }
         if opts.protocol == Protocol::Diy
             && b.connected
+            && !quiet
             && now.duration_since(heartbeat) >= Duration::from_secs(1)
         {
             heartbeat = now;
             out.extend(diy::frame(occupancy(&b.board)).bytes());
+        }
+        // A flickering sensor: its square reported again and again, unchanged.
+        if let (Some(sq), Protocol::Dgt) = (opts.flicker, opts.protocol) {
+            if b.connected && !quiet && now.duration_since(flickered) >= FLICKER_EVERY {
+                flickered = now;
+                out.extend(b.report(sq, b.board.piece_at(sq)));
+                report.flickers += 1;
+            }
+        }
+        if quiet {
+            out.clear();
         }
         // Without a host nothing is sent: the bytes would wait in the terminal for the next one.
         if host && !out.is_empty() && link.master.write_all(&out).is_err() {

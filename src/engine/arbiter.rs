@@ -347,6 +347,7 @@ impl Engine {
             LinkState::Waiting => w.board_waiting.clone(),
             LinkState::Connected => w.board_connected.clone(),
             LinkState::Lost => w.board_lost.clone(),
+            LinkState::Silent => w.board_silent.clone(),
             LinkState::Reconnected => w.board_reconnected.clone(),
         };
         self.relinked = matches!(state, LinkState::Reconnected | LinkState::Connected);
@@ -360,6 +361,15 @@ impl Engine {
             },
         );
         self.say(out, text, Priority::Error);
+    }
+
+    /// The board keeps reporting `square` (its driver says so): said, so that someone sees to
+    /// the sensor. The game goes on.
+    pub fn flicker(&mut self, t: Millis, square: Square, out: &mut Vec<Event>) {
+        self.advance(t, out);
+        self.emit(out, EventKind::Flicker { square });
+        let text = self.s.phrases.square_flickers(square);
+        self.say(out, text, Priority::Info);
     }
 
     /// Changes that became stable at the same moment: what the board did, and what it means.

@@ -136,9 +136,14 @@ pub enum EventKind {
         fen: String,
         plies: u32,
     },
-    /// The board's link (daemon only): `waiting`, `connected`, `lost`, `reconnected`.
+    /// The board's link (daemon only): `waiting`, `connected`, `lost`, `silent`, `reconnected`.
     Link {
         state: &'static str,
+    },
+    /// The board keeps reporting a square without end: its sensor flickers (daemon only).
+    Flicker {
+        #[serde(serialize_with = "ser_square")]
+        square: Square,
     },
 }
 
@@ -159,6 +164,7 @@ impl EventKind {
             EventKind::Claim { .. } => "claim",
             EventKind::GameOver { .. } => "game_over",
             EventKind::Link { .. } => "link",
+            EventKind::Flicker { .. } => "flicker",
             EventKind::TimeWarning { .. } => "time_warning",
             EventKind::Voice { .. } => "voice",
             EventKind::Resumed { .. } => "resumed",
@@ -355,6 +361,7 @@ impl Event {
                 j.num("plies", *plies);
             }
             EventKind::Link { state } => j.str("state", state),
+            EventKind::Flicker { square } => j.square("square", *square),
         }
         if let Some(name) = board {
             j.str("board", name);
@@ -656,6 +663,7 @@ mod tests {
                 plies: 40,
             },
             EventKind::Link { state: "lost" },
+            EventKind::Flicker { square: Square::H4 },
         ];
         for kind in kinds {
             let e = Event { t: 123_456, kind };

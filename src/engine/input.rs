@@ -34,6 +34,9 @@ pub enum LinkState {
     Waiting,
     Connected,
     Lost,
+    /// Open, but the board has sent nothing for a while (3 s): hung, or not the board the
+    /// driver speaks to. The port is opened again until it answers (`Reconnected`).
+    Silent,
     Reconnected,
 }
 
@@ -44,6 +47,7 @@ impl LinkState {
             LinkState::Waiting => "waiting",
             LinkState::Connected => "connected",
             LinkState::Lost => "lost",
+            LinkState::Silent => "silent",
             LinkState::Reconnected => "reconnected",
         }
     }

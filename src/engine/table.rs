@@ -207,6 +207,17 @@ impl Table {
         self.on(board, t, out, |e, buf| e.link(t, state, buf));
     }
 
+    /// A board's sensor keeps reporting a square (its driver says so).
+    pub fn flicker(
+        &mut self,
+        board: usize,
+        t: Millis,
+        square: shakmaty::Square,
+        out: &mut Vec<(usize, Event)>,
+    ) {
+        self.on(board, t, out, |e, buf| e.flicker(t, square, buf));
+    }
+
     /// New settings for every board.
     pub fn reconfigure(&mut self, s: &Settings) {
         for e in &mut self.engines {

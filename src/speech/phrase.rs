@@ -165,6 +165,10 @@ pub struct Words {
     pub starting: String,
     pub board_connected: String,
     pub board_lost: String,
+    /// The board's port is open but it has stopped answering.
+    pub board_silent: String,
+    /// A square the board keeps reporting (its sensor flickers): "{square}" is the square.
+    pub square_flickers: String,
     pub board_reconnected: String,
     pub board_waiting: String,
     pub confirm: String,
@@ -291,6 +295,8 @@ word_fields!(
     starting,
     board_connected,
     board_lost,
+    board_silent,
+    square_flickers,
     board_reconnected,
     board_waiting,
     confirm,
@@ -405,6 +411,8 @@ impl Words {
             starting: "Schachbrett startet".into(),
             board_connected: "Brett verbunden".into(),
             board_lost: "Brett getrennt".into(),
+            board_silent: "Brett antwortet nicht".into(),
+            square_flickers: "Feld {square} flackert".into(),
             board_reconnected: "Brett wieder verbunden".into(),
             board_waiting: "Warte auf das Brett".into(),
             confirm: "Zum Bestätigen nochmals".into(),
@@ -516,6 +524,8 @@ impl Words {
             starting: "Chessboard starting".into(),
             board_connected: "Board connected".into(),
             board_lost: "Board disconnected".into(),
+            board_silent: "Board not answering".into(),
+            square_flickers: "Square {square} is flickering".into(),
             board_reconnected: "Board reconnected".into(),
             board_waiting: "Waiting for the board".into(),
             confirm: "Press again to confirm".into(),
@@ -627,6 +637,8 @@ impl Words {
             starting: "Tabla pornește".into(),
             board_connected: "Tabla conectată".into(),
             board_lost: "Tabla deconectată".into(),
+            board_silent: "Tabla nu răspunde".into(),
+            square_flickers: "Câmpul {square} pâlpâie".into(),
             board_reconnected: "Tabla reconectată".into(),
             board_waiting: "Se așteaptă tabla".into(),
             confirm: "Apăsați din nou pentru confirmare".into(),
@@ -736,6 +748,8 @@ impl Words {
             starting: "Brädet startar".into(),
             board_connected: "Brädet anslutet".into(),
             board_lost: "Brädet frånkopplat".into(),
+            board_silent: "Brädet svarar inte".into(),
+            square_flickers: "Rutan {square} flimrar".into(),
             board_reconnected: "Brädet återanslutet".into(),
             board_waiting: "Väntar på brädet".into(),
             confirm: "Tryck igen för att bekräfta".into(),
@@ -949,6 +963,16 @@ impl Phrases {
         }
         // An announcement is a sentence of its own ("Castles kingside", "Echo four").
         sentences(&out)
+    }
+
+    /// "Feld Hector vier flackert": the board keeps reporting a square.
+    pub fn square_flickers(&self, sq: Square) -> String {
+        sentences(
+            &self
+                .words
+                .square_flickers
+                .replace("{square}", &self.square(sq)),
+        )
     }
 
     /// "Springer Felix drei": a piece and where it stands.
@@ -1315,6 +1339,24 @@ mod tests {
     }
 
     #[test]
+    fn a_flickering_square_is_named_as_squares_are_spoken() {
+        let say = |lang, files| Phrases::new(lang, Style::Short, files).square_flickers(Square::E4);
+        assert_eq!(
+            say(Lang::AppendixF, FileWords::Phonetic),
+            "Feld Eva vier flackert"
+        );
+        assert_eq!(
+            say(Lang::En, FileWords::Nato),
+            "Square echo four is flickering"
+        );
+        assert_eq!(
+            say(Lang::Ro, FileWords::Phonetic),
+            "Câmpul Eva patru pâlpâie"
+        );
+        assert_eq!(say(Lang::Sv, FileWords::Letters), "Rutan e fyra flimrar");
+    }
+
+    #[test]
     fn durations_round_up_to_the_second() {
         let p = Phrases::new(Lang::De, Style::Short, FileWords::Phonetic);
         assert_eq!(p.duration(270_000), "4 Minuten 30 Sekunden");
@@ -1559,6 +1601,7 @@ mod tests {
                 said.push(p.on_your_board(castle));
                 said.push(p.on_your_board(push));
                 said.push(p.piece_on(Role::Knight, Square::F3));
+                said.push(p.square_flickers(Square::A1));
                 // What the engine says alone, as a whole answer.
                 let w = &p.words;
                 for text in [
@@ -1583,6 +1626,7 @@ mod tests {
                     &w.starting,
                     &w.board_connected,
                     &w.board_lost,
+                    &w.board_silent,
                     &w.board_reconnected,
                     &w.board_waiting,
                     &w.confirm,
