@@ -129,7 +129,7 @@ pub struct Engine {
     pub(super) player: Option<Color>,
     /// The link came back: the board's next report may show a capture executed meanwhile.
     pub(super) relinked: bool,
-    /// The board's link is lost: what it shows is not what is on it.
+    /// The board's link is lost, silent or not there yet: what it shows is not what is on it.
     pub(super) link_down: bool,
     /// The link came back (or the board was first connected): its next reading that changes
     /// something reports the board after a gap.
@@ -351,7 +351,10 @@ impl Engine {
             LinkState::Reconnected => w.board_reconnected.clone(),
         };
         self.relinked = matches!(state, LinkState::Reconnected | LinkState::Connected);
-        self.link_down = state == LinkState::Lost;
+        self.link_down = matches!(
+            state,
+            LinkState::Lost | LinkState::Silent | LinkState::Waiting
+        );
         // Whatever was done while the board was away is read from its next report.
         self.gap_pending = matches!(state, LinkState::Reconnected | LinkState::Connected);
         self.emit(
