@@ -890,6 +890,7 @@ pub struct SimulateFlags<'a> {
     pub silence: Option<&'a str>,
     /// A square.
     pub flicker: Option<&'a str>,
+    pub play_on: u32,
 }
 
 pub fn simulate(f: &SimulateFlags) -> Result<(), Fail> {
@@ -941,6 +942,7 @@ pub fn simulate(f: &SimulateFlags) -> Result<(), Fail> {
         reconnects: f.reconnects,
         silence,
         flicker,
+        play_on: f.play_on,
         seed: 7,
     };
     eprintln!(

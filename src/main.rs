@@ -237,6 +237,10 @@ enum Command {
         /// (DGT) The sensor under SQUARE reports it every 200 ms throughout, unchanged
         #[arg(long, value_name = "SQUARE")]
         flicker: Option<String>,
+        /// When the host closes the port (a daemon that crashed), the players make up to MOVES
+        /// more moves before they wait for it
+        #[arg(long, value_name = "MOVES", default_value_t = 0)]
+        play_on: u32,
     },
     /// Show the live board as a grid after every change, for people wiring a board
     BoardTest {
@@ -353,6 +357,7 @@ fn main() -> ExitCode {
             reconnects,
             silence,
             flicker,
+            play_on,
         } => commands::simulate(&commands::SimulateFlags {
             protocol,
             link,
@@ -363,6 +368,7 @@ fn main() -> ExitCode {
             reconnects: *reconnects,
             silence: silence.as_deref(),
             flicker: flicker.as_deref(),
+            play_on: *play_on,
         }),
         Command::BoardTest { board, seconds } => commands::board_test(board, *seconds),
         Command::Bench {

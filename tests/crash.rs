@@ -1,6 +1,8 @@
 //! The game record survives anything: the daemon is killed with SIGKILL at random points of a
 //! game played on a simulated DGT board (a pseudo-terminal), 50 times, and started again each
-//! time; the game it finally records must be the game that was played, move for move.
+//! time; the game it finally records must be the game that was played, move for move. And a
+//! daemon that comes back 5 s after a crash, as the service does, while the players went on
+//! on an occupancy board, takes up the moves they made meanwhile.
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -27,6 +29,11 @@ impl Rng {
 /// A daemon on the simulated board; the events and log of every daemon go, one after the
 /// other, into `daemons.log` beside the state directory, for a failure to show.
 fn daemon(link: &Path, state: &Path) -> Child {
+    daemon_on(&format!("dgt:{}", link.display()), state)
+}
+
+/// A daemon on `board` (as `run --board` takes it), logging as [`daemon`] does.
+fn daemon_on(board: &str, state: &Path) -> Child {
     let log = || {
         std::fs::OpenOptions::new()
             .create(true)
@@ -35,7 +42,7 @@ fn daemon(link: &Path, state: &Path) -> Child {
             .unwrap()
     };
     bin()
-        .args(["run", "--board", &format!("dgt:{}", link.display())])
+        .args(["run", "--board", board])
         .args(["--speech", "text", "--events-json"])
         .arg("--state-dir")
         .arg(state)
@@ -154,5 +161,92 @@ fn fifty_kills_lose_no_move() {
         .unwrap();
     let listed = String::from_utf8(listed.stdout).unwrap();
     assert_eq!(listed.lines().count(), 1, "one game kept: {listed}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The plies the journal in `state` holds (0 when it holds no game yet).
+fn plies_kept(state: &Path) -> usize {
+    chessboardd::record::games(state)
+        .ok()
+        .and_then(|g| g.first().map(|g| sans(&g.pgn).len()))
+        .unwrap_or(0)
+}
+
+#[test]
+fn a_restart_five_seconds_later_takes_up_the_moves_played_meanwhile() {
+    // Sixteen plies on a DIY board (occupancy only). The daemon is killed after the eighth;
+    // the service would start it again 5 s later (RestartSec=5), and the players do not stop:
+    // they make three more moves before they wait (the third after the kill is the last one
+    // they would make unheard: `simulate --play-on 3`).
+    let dir = std::env::temp_dir().join(format!("chessboardd-restart-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let source = dir.join("game.pgn");
+    std::fs::write(
+        &source,
+        "1. d4 d5 2. Nf3 Nf6 3. e3 Bf5 4. c4 Nc6 5. cxd5 Qxd5 6. Nc3 Qd6 7. Nb5 Qd8 8. Bd2 g6 *\n",
+    )
+    .unwrap();
+    let played = sans(&std::fs::read_to_string(&source).unwrap());
+    let link = dir.join("board");
+    let state = dir.join("state");
+    let mut sim = bin()
+        .args(["simulate", "--protocol", "diy", "--link"])
+        .arg(&link)
+        .arg("--pgn")
+        .arg(&source)
+        .args(["--speed", "30", "--play-on", "3"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while !link.exists() && t.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let board = format!("diy:{}", link.display());
+    let mut d = daemon_on(&board, &state);
+    let t = Instant::now();
+    while plies_kept(&state) < 8 && t.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    d.kill().unwrap();
+    d.wait().unwrap();
+    let before = plies_kept(&state);
+    assert!(before >= 8, "the first daemon recorded {before} plies");
+    std::thread::sleep(Duration::from_secs(5));
+    let mut d = daemon_on(&board, &state);
+    let t = Instant::now();
+    while sim.try_wait().unwrap().is_none() && t.elapsed() < Duration::from_secs(90) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(sim.try_wait().unwrap().is_some(), "the game did not end");
+    std::thread::sleep(Duration::from_millis(500));
+    // SAFETY: a signal to our own child.
+    unsafe { libc::kill(d.id() as i32, libc::SIGTERM) };
+    assert!(d.wait().unwrap().success(), "SIGTERM: exit 0");
+    let out = bin()
+        .args(["games", "--state-dir"])
+        .arg(&state)
+        .args(["--pgn", "1"])
+        .output()
+        .unwrap();
+    let pgn_text = String::from_utf8(out.stdout).unwrap();
+    let log = daemons_log(&state);
+    assert_eq!(
+        sans(&pgn_text),
+        played,
+        "{pgn_text}\nthe daemons' last events and log lines:\n{log}"
+    );
+    // The moves made while no daemon ran were read from the board afterwards.
+    let all = std::fs::read_to_string(state.with_file_name("daemons.log")).unwrap();
+    let recovered = all
+        .lines()
+        .filter(|l| l.contains("\"type\":\"move\"") && l.contains("\"recovered\":true"))
+        .count();
+    assert!(
+        (2..=4).contains(&recovered),
+        "{recovered} moves taken up from the board\n{log}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -60,6 +60,9 @@ pub struct SimOptions {
     pub silence: Option<(usize, Duration)>,
     /// A DGT board's sensor under this square reports it every [`FLICKER_EVERY`] throughout.
     pub flicker: Option<Square>,
+    /// When the host closes the port (a daemon that crashed), the players make up to this many
+    /// more moves before they wait for it (they cannot tell that nobody listens).
+    pub play_on: u32,
     pub seed: u64,
 }
 
@@ -478,6 +481,8 @@ pub fn run(opts: &SimOptions) -> std::io::Result<SimReport> {
     let mut silence = Silence::Off;
     let mut flickered = Instant::now();
     let mut buf = [0u8; 256];
+    // Moves made since the host went away (see `play_on`).
+    let mut unheard = 0u32;
     loop {
         let mut out = Vec::new();
         let seen = link.wait(&mut buf, Duration::from_millis(5));
@@ -515,9 +520,11 @@ pub fn run(opts: &SimOptions) -> std::io::Result<SimReport> {
                 due = None;
             }
             report.host_losses += 1;
+            unheard = 0;
             eprintln!(
-                "chessboardd simulate: the host closed the port after {} moves; the players wait",
-                report.moves
+                "chessboardd simulate: the host closed the port after {} moves; the players \
+                 make {} more, then wait",
+                report.moves, opts.play_on
             );
             drop(link);
             link = open_link(&opts.link)?;
@@ -542,7 +549,9 @@ pub fn run(opts: &SimOptions) -> std::io::Result<SimReport> {
         // A move is begun for a host that listens; during a silence one move is made (the
         // players cannot tell that the board has hung), then they wait for the board.
         let may_begin = match silence {
-            Silence::Off | Silence::Over => b.connected,
+            Silence::Off | Silence::Over => {
+                b.connected || (report.host_losses > 0 && unheard < opts.play_on)
+            }
             Silence::Pending(_) => false,
             Silence::On { moved, .. } => !moved,
         };
@@ -571,6 +580,11 @@ pub fn run(opts: &SimOptions) -> std::io::Result<SimReport> {
             let move_done = plan.get(next).is_none_or(|(j, _)| *j != i);
             if move_done {
                 report.moves = i + 1;
+                if b.connected {
+                    unheard = 0;
+                } else {
+                    unheard += 1;
+                }
                 match silence {
                     Silence::On { until, .. } => silence = Silence::On { until, moved: true },
                     Silence::Off if opts.silence.is_some_and(|(n, _)| n == i + 1) => {
