@@ -1121,6 +1121,65 @@ mod tests {
         assert_eq!(f.dropped, 2);
     }
 
+    #[test]
+    fn no_damage_makes_reading_panic() {
+        let whole = text(&game(&ITALIAN)).into_bytes();
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        for _ in 0..2000 {
+            let mut bytes = whole.clone();
+            for _ in 0..1 + next(4) {
+                let at = next(bytes.len());
+                match next(4) {
+                    0 => bytes[at] ^= 1 << next(8),
+                    1 => {
+                        let end = (at + next(300)).min(bytes.len());
+                        bytes[at..end].fill(0);
+                    }
+                    2 => bytes.truncate(at),
+                    _ => {
+                        bytes.remove(at);
+                    }
+                }
+                if bytes.is_empty() {
+                    break;
+                }
+            }
+            let read = parse(&bytes);
+            let f = fold(&read);
+            let _ = f.lost_entries(&read);
+            for r in f.parts.iter().chain(f.game.iter()) {
+                let _ = r.to_resumed();
+                let _ = recorded_pgn(r);
+                let _ = r.entries();
+            }
+        }
+        // Numbers no game has.
+        let huge = vec![
+            start(),
+            Entry::Move {
+                uci: "e2e4".into(),
+                clocks: None,
+                ply: Some(u32::MAX),
+                fen: Some(initial_fen()),
+            },
+            Entry::Takeback { plies: usize::MAX },
+            Entry::Move {
+                uci: "e7e5".into(),
+                clocks: None,
+                ply: Some(0),
+                fen: None,
+            },
+        ];
+        let f = fold(&parse(text(&huge).as_bytes()));
+        assert!(f.game.is_some());
+    }
+
     /// A scratch state directory.
     fn scratch(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!(

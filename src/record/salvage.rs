@@ -218,7 +218,9 @@ impl Fold {
 
     /// The ply the next move would be, in the whole game's count.
     fn next_ply(&self) -> u32 {
-        self.base + self.rec.moves.len() as u32 + 1
+        self.base
+            .saturating_add(self.rec.moves.len() as u32)
+            .saturating_add(1)
     }
 
     fn push(&mut self, m: Move, clocks: Option<(i64, i64)>) {
@@ -241,7 +243,7 @@ impl Fold {
 fn reach(rest: &[Entry], mut at: u32) -> u32 {
     for e in rest {
         match e {
-            Entry::Move { ply, .. } => at = ply.unwrap_or(at + 1),
+            Entry::Move { ply, .. } => at = ply.unwrap_or(at.saturating_add(1)),
             Entry::Takeback { plies } => at = *plies as u32,
             _ => {}
         }
@@ -327,7 +329,7 @@ pub fn fold(read: &Read) -> Folded {
                     for m in ms {
                         g.push(m, None);
                     }
-                    out.recovered += missing;
+                    out.recovered = out.recovered.saturating_add(missing);
                 }
                 let fits = uci_move(g.pos(), uci).filter(|m| {
                     fen.as_ref()
@@ -374,7 +376,9 @@ pub fn fold(read: &Read) -> Folded {
 fn stop(mut out: Folded, g: Fold, rest: &[Entry]) -> Folded {
     let at = g.next_ply() - 1;
     out.dropped += rest.len();
-    out.lost_plies += reach(rest, at).saturating_sub(at);
+    out.lost_plies = out
+        .lost_plies
+        .saturating_add(reach(rest, at).saturating_sub(at));
     out.game = Some(g.rec);
     out
 }
@@ -393,7 +397,9 @@ fn split(
     let Some((fen, pos)) = fen.and_then(|f| Some((f, position(f)?))) else {
         return false;
     };
-    out.lost_plies += ply - (g.next_ply() - 1);
+    out.lost_plies = out
+        .lost_plies
+        .saturating_add(ply.saturating_sub(g.next_ply() - 1));
     let rec = Recorded {
         start_fen: fen.to_string(),
         moves: Vec::new(),
