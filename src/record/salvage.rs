@@ -22,12 +22,14 @@
 //!   are one move of each side and cannot be played in another order, so the answer is unique
 //!   but for freaks (two promotions to different pieces on a square that is then captured):
 //!   then nothing is guessed.
-//! - A wider gap (a block of NULs over many lines) cannot be filled in. The players' board
-//!   shows the position after the last recorded move, and the Laws have a game go on from the
-//!   last position that can be identified (2023 Art. 7.2 / 7.5): so the game goes on from the
-//!   position the first move after the gap recorded, and the game up to the gap is kept as an
-//!   unfinished game of its own (a PGN cannot have a hole). The plies between the two are
-//!   lost, and said to be.
+//! - A wider gap (a block of NULs over many lines) cannot be filled in. Taking the game up to
+//!   the gap would have the players put back a position many moves old, which nobody at the
+//!   board can do; their board shows the position after the last recorded move, and that
+//!   position is known (the Laws too, where a position cannot be determined, have the game go
+//!   on from the last one that can be identified). So the game goes on from the position the
+//!   first move after the gap recorded, and the game up to the gap is kept as an unfinished
+//!   game of its own (a PGN cannot have a hole). The plies between the two are lost, and
+//!   counted.
 //! - A journal of an older version has neither `ply` nor `fen`: nothing after a gap can be
 //!   placed, so the game is taken up to the gap and what follows is counted as lost.
 //! - A lost first line (the start) is taken to be the initial position when the first move
