@@ -32,6 +32,10 @@ pub const EXIT_CONFIG: u8 = 78;
 pub const EXIT_SCRIPT: u8 = 2;
 /// EX_TEMPFAIL from sysexits.h: another daemon holds the state directory or the socket.
 pub const EXIT_IN_USE: u8 = 75;
+/// EX_NOPERM from sysexits.h: the daemon may not read its game record.
+pub const EXIT_NOPERM: u8 = 77;
+/// EX_IOERR from sysexits.h: the game record cannot be read for another reason.
+pub const EXIT_IOERR: u8 = 74;
 
 #[derive(clap::Args, Clone, Default)]
 pub struct GameFlags {
@@ -794,12 +798,43 @@ pub fn run(
         .build()
         .map_err(|e| Fail(1, format!("cannot start the runtime: {e}")))?;
     let mut speakers: Vec<Option<Speaker>> = speeches.into_iter().map(start_speaker).collect();
-    for s in speakers.iter_mut().flatten() {
-        s.say(&phrases.words.starting, Class::Info, None);
-    }
     let print = |line: String| {
         let _ = writeln!(std::io::stdout().lock(), "{line}");
     };
+    // A game record the daemon may not read is not started over: it says so and stops.
+    if let Some(Err(e)) = control_flags
+        .state_dir
+        .as_deref()
+        .map(chessboardd::record::check_readable)
+    {
+        let text = chessboardd::speech::phrase::sentences(&phrases.words.record_unreadable);
+        for s in speakers.iter_mut().flatten() {
+            s.say(&text, Class::Error, None);
+        }
+        let said = chessboardd::engine::Event {
+            t: 0,
+            kind: EventKind::Say {
+                text: text.clone(),
+                priority: chessboardd::engine::Priority::Error,
+            },
+        };
+        print(if events_json {
+            said.to_json()
+        } else {
+            format!("\u{1f50a} {text}")
+        });
+        for s in speakers.into_iter().flatten() {
+            s.finish();
+        }
+        let code = match e.kind() {
+            std::io::ErrorKind::PermissionDenied => EXIT_NOPERM,
+            _ => EXIT_IOERR,
+        };
+        return Err(Fail(code, e.to_string()));
+    }
+    for s in speakers.iter_mut().flatten() {
+        s.say(&phrases.words.starting, Class::Info, None);
+    }
     let notify = chessboardd::notify::Notifier::from_env();
     let (reload_tx, reload_rx) = tokio::sync::watch::channel(None);
     let engine = rt.block_on(async {

@@ -16,14 +16,17 @@ use crate::config::{ControlConfig, GpioConfig, GpioWiring};
 use crate::control::buttons::{self, CdevButtons};
 use crate::control::keypad;
 use crate::engine::table::Table;
-use crate::engine::{Engine, Event, EventKind, Millis, Settings};
+use crate::engine::{Engine, Event, EventKind, Millis, Priority, Settings};
 use crate::notify::Notifier;
-use crate::record::Journal;
+use crate::record::{Journal, Report};
 use crate::sim::SimInput;
 use crate::web::Web;
 
 /// Time after a simulated board's last input, so pending timeouts (promotion, mismatch) fire.
 const TAIL_MS: Millis = 5_000;
+/// How often the record's writes that wait (a full disk) are tried again, besides with every
+/// change of the game.
+const RECORD_RETRY: Duration = Duration::from_secs(2);
 /// At the end, how long the broker is given to take what is still queued.
 const MQTT_FLUSH: std::time::Duration = std::time::Duration::from_secs(3);
 
@@ -296,6 +299,62 @@ pub struct RunOptions {
     pub mqtt: Option<crate::mqtt::MqttSettings>,
 }
 
+/// What the daemon says when its record stops reaching the disk, or reaches it again.
+fn record_report(r: &Report, phrases: &crate::speech::phrase::Phrases) -> (String, Priority) {
+    let w = &phrases.words;
+    let text = match r {
+        Report::Blocked { full: true, .. } => &w.storage_full,
+        Report::Blocked { full: false, .. } => &w.record_failed,
+        Report::Written { full: true, .. } => &w.storage_free,
+        Report::Written { full: false, .. } => &w.record_written,
+    };
+    let priority = match r {
+        Report::Blocked { .. } => Priority::Error,
+        Report::Written { .. } => Priority::Info,
+    };
+    (crate::speech::phrase::sentences(text), priority)
+}
+
+/// The log line of a change in whether the record reaches the disk.
+fn log_report(r: &Report) {
+    match r {
+        Report::Blocked {
+            error,
+            full,
+            waiting,
+        } => tracing::warn!(
+            "the game record cannot be written ({error}){}: {waiting} entries kept in memory, \
+             written as soon as it can be (every move is kept)",
+            if *full { ": the disk is full" } else { "" }
+        ),
+        Report::Written { entries, .. } => tracing::warn!(
+            "the game record is written again: the {entries} entries kept in memory are on disk"
+        ),
+    }
+}
+
+/// A message of the daemon's own (not the engine's) to every board's speaker.
+fn say_everywhere(
+    out: &mut Vec<(usize, Event)>,
+    boards: usize,
+    t: Millis,
+    text: String,
+    priority: Priority,
+) {
+    for b in 0..boards.max(1) {
+        out.push((
+            b,
+            Event {
+                t,
+                kind: EventKind::Say {
+                    text: text.clone(),
+                    priority,
+                },
+            },
+        ));
+    }
+}
+
 /// A line for systemd's status: what the daemon is doing.
 fn status_of(kind: &EventKind) -> Option<String> {
     Some(match kind {
@@ -439,10 +498,19 @@ pub async fn run_boards(
     let log = |m: String| tracing::warn!("{m}");
     let mut journal = None;
     let mut resume = None;
+    // What the daemon says of its record at start (repaired, the disk full).
+    let mut record_news: Vec<(String, Priority)> = Vec::new();
+    let phrases = settings.phrases.clone();
     if let Some(dir) = &state_dir {
         match Journal::open(dir) {
-            Ok(opened) => {
+            Ok(mut opened) => {
                 opened.notes.into_iter().for_each(log);
+                if let Some(r) = &opened.repaired {
+                    record_news.push((phrases.record_repaired(r.lost), Priority::Error));
+                }
+                if let Some(n) = opened.journal.news() {
+                    record_news.push(record_report(&n, &phrases));
+                }
                 resume = opened.resume;
                 journal = Some(opened.journal);
             }
@@ -452,7 +520,6 @@ pub async fn run_boards(
             )),
         }
     }
-    let mut journal_failed = false;
     // The live PGN's Date and Time: when the game began (which tells a broadcast one game of
     // this board from the next).
     let mut began = match &resume {
@@ -503,8 +570,12 @@ pub async fn run_boards(
         });
     }
     drop(tx);
+    let boards_count = players.len();
     let mut engine = Table::new(settings, &players);
     let mut out: Vec<(usize, Event)> = Vec::new();
+    for (text, priority) in record_news {
+        say_everywhere(&mut out, boards_count, clock.now(), text, priority);
+    }
     match (&resume, &mut journal) {
         (Some((recorded, game)), Some(j)) => {
             let taken = engine.resume(clock.now(), game, &mut out);
@@ -538,16 +609,17 @@ pub async fn run_boards(
         n => format!("ready, game taken up again after {n} plies"),
     });
     let mut watchdog = notify.watchdog_interval().map(tokio::time::interval);
+    // The record's writes that wait (a full disk) are tried again this often.
+    let mut retry = tokio::time::interval(RECORD_RETRY);
+    retry.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
-        // On disk before it is said.
+        // On disk before it is said (or, the disk full, kept until it takes it).
         if let (Some(j), false) = (&mut journal, out.is_empty()) {
-            match j.sync(engine.leader(), out.iter().map(|(_, e)| e)) {
-                Ok(()) => journal_failed = false,
-                Err(e) if !journal_failed => {
-                    journal_failed = true;
-                    log(format!("the game record cannot be written: {e}"));
-                }
-                Err(_) => {}
+            let _ = j.sync(engine.leader(), out.iter().map(|(_, e)| e));
+            if let Some(n) = j.news() {
+                let (text, priority) = record_report(&n, &engine.leader().settings().phrases);
+                log_report(&n);
+                say_everywhere(&mut out, boards_count, clock.now(), text, priority);
             }
         }
         let watched = web.is_some() || publisher.is_some();
@@ -560,7 +632,6 @@ pub async fn run_boards(
                 // the record, the live PGN, and after a restart.
                 began = journal
                     .as_ref()
-                    .filter(|_| !journal_failed)
                     .map_or_else(crate::record::local_now, Journal::began);
             }
             let leader = engine.leader();
@@ -622,6 +693,17 @@ pub async fn run_boards(
             _ = async { watchdog.as_mut().expect("checked").tick().await }, if watchdog.is_some() => {
                 notify.watchdog();
             }
+            _ = retry.tick(), if journal.as_ref().is_some_and(|j| j.waiting() > 0) => {
+                if let Some(j) = &mut journal {
+                    let _ = j.flush();
+                    if let Some(n) = j.news() {
+                        let (text, priority) =
+                            record_report(&n, &engine.leader().settings().phrases);
+                        log_report(&n);
+                        say_everywhere(&mut out, boards_count, clock.now(), text, priority);
+                    }
+                }
+            }
             Ok(()) = async { reload.as_mut().expect("checked").changed().await }, if reload.is_some() => {
                 let new = reload.as_mut().and_then(|r| r.borrow_and_update().clone());
                 if let Some(s) = new {
@@ -655,9 +737,17 @@ pub async fn run_boards(
         }
     }
     if let Some(j) = &mut journal {
-        let synced = j.sync(engine.leader(), out.iter().map(|(_, e)| e));
-        if let Err(e) = synced.and_then(|()| j.close()) {
-            log(format!("the game record cannot be written: {e}"));
+        let _ = j.sync(engine.leader(), out.iter().map(|(_, e)| e));
+        if let Err(e) = j.close() {
+            // The last chance: what is not on disk goes to the log, move for move.
+            log(format!(
+                "the game record cannot be written ({e}): {} writes not done; the games \
+                 not on disk follow as PGN",
+                j.waiting()
+            ));
+            for pgn in j.unwritten() {
+                log(format!("not written:\n{pgn}"));
+            }
         }
     }
     if let Some(p) = publisher {

@@ -2,10 +2,19 @@
 //! directory, appended and fsynced before anything is announced, and one PGN file per finished
 //! game.
 //!
-//! The journal is one JSON object a line, each followed by a tab and the CRC-32 of the JSON. A
-//! line cut short by a crash or a power loss (no newline, or a CRC that does not match) is the
-//! last one written: it is dropped. A journal damaged anywhere else cannot be trusted: it is
-//! moved aside (`journal.bad-N`), reported, and a new game starts.
+//! The journal is one JSON object a line, each followed by a tab and the CRC-32 of the JSON.
+//! Every move entry carries its ply number and the position after it (FEN), so that a game can
+//! be followed past a lost line. Reading it back (`salvage`): a last line cut short by a crash
+//! or a power loss is dropped; damage anywhere else loses only what cannot be found again: the
+//! journal as read is kept beside it (`journal.jsonl.damaged-N`), the game is taken up from the
+//! lines that hold, and what was lost is reported. A journal that cannot be read at all (no
+//! permission) is an error: no new game is started over it.
+//!
+//! Writing: what the disk does not take (full) is kept in memory, in order, and written as soon
+//! as it does (`backlog`); the daemon says so, once each way.
+
+mod backlog;
+mod salvage;
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -16,8 +25,12 @@ use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::{ByColor, CastlingMode, Chess, Color, Position};
 
+use crate::engine::game::fen_of;
 use crate::engine::Resumed;
 use crate::engine::{Engine, Event, EventKind};
+pub use backlog::MAX_ENTRIES;
+use backlog::{Backlog, Op};
+pub use salvage::{bridge, fold, initial_fen, parse, Folded, Read, MAX_BRIDGE};
 
 /// The journal of the current game, in the state directory.
 pub const JOURNAL: &str = "journal.jsonl";
@@ -36,11 +49,16 @@ pub enum Entry {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         time_control: Option<String>,
     },
-    /// A completed move, UCI, and both clocks after it.
+    /// A completed move, UCI, and both clocks after it; which ply of the game it is and the
+    /// position after it (a journal of an older version has neither).
     Move {
         uci: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         clocks: Option<(i64, i64)>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ply: Option<u32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        fen: Option<String>,
     },
     /// Moves taken back: the record goes back to this many plies.
     Takeback { plies: usize },
@@ -82,44 +100,6 @@ pub fn line(e: &Entry) -> String {
     format!("{json}\t{:08x}\n", crc32(json.as_bytes()))
 }
 
-/// What reading a journal found.
-#[derive(Debug, Default)]
-pub struct Read {
-    pub entries: Vec<Entry>,
-    /// A last line cut short (dropped).
-    pub torn: bool,
-    /// Why the journal cannot be used at all.
-    pub bad: Option<String>,
-}
-
-/// Reads journal text: whole, checked lines; a damaged last line is dropped, damage elsewhere
-/// makes the journal unusable.
-pub fn parse(text: &[u8]) -> Read {
-    let mut r = Read::default();
-    let lines: Vec<&[u8]> = text.split_inclusive(|b| *b == b'\n').collect();
-    for (i, raw) in lines.iter().enumerate() {
-        let last = i + 1 == lines.len();
-        let parsed = raw
-            .strip_suffix(b"\n")
-            .and_then(|l| std::str::from_utf8(l).ok())
-            .and_then(|l| l.rsplit_once('\t'))
-            .filter(|(json, crc)| u32::from_str_radix(crc, 16).ok() == Some(crc32(json.as_bytes())))
-            .and_then(|(json, _)| serde_json::from_str::<Entry>(json).ok());
-        match parsed {
-            Some(e) => r.entries.push(e),
-            None if last => r.torn = true,
-            None => {
-                r.bad = Some(format!("line {} is damaged", i + 1));
-                return r;
-            }
-        }
-    }
-    if !matches!(r.entries.first(), None | Some(Entry::Start { .. })) {
-        r.bad = Some("it does not begin with a game's start".into());
-    }
-    r
-}
-
 /// The game a journal holds, as the record keeps it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Recorded {
@@ -137,60 +117,104 @@ pub struct Recorded {
 }
 
 impl Recorded {
-    /// Folds the entries of one game (from its `Start`).
-    pub fn from_entries(entries: &[Entry]) -> Option<Recorded> {
-        let Some(Entry::Start {
-            fen,
+    /// A game that has only begun.
+    pub fn new(
+        start_fen: String,
+        date: String,
+        time: String,
+        time_control: Option<String>,
+    ) -> Recorded {
+        Recorded {
+            start_fen,
             date,
             time,
             time_control,
-        }) = entries.first()
-        else {
-            return None;
-        };
-        let mut g = Recorded {
-            start_fen: fen.clone(),
-            date: date.clone(),
-            time: time.clone(),
-            time_control: time_control.clone(),
             moves: Vec::new(),
             illegal: (0, 0),
             clocks: None,
             ended: None,
             file: None,
+        }
+    }
+
+    /// Folds the entries of one whole game (from its `Start`); `None` when they do not make
+    /// one.
+    pub fn from_entries(entries: &[Entry]) -> Option<Recorded> {
+        let read = Read {
+            entries: entries.to_vec(),
+            ..Read::default()
         };
-        for e in &entries[1..] {
-            match e {
-                Entry::Start { .. } => return None,
-                Entry::Move { uci, clocks } => {
-                    g.moves.push((uci.clone(), *clocks));
-                    g.clocks = clocks.or(g.clocks);
-                }
-                Entry::Takeback { plies } => {
-                    g.moves.truncate(*plies);
-                    g.clocks = g.moves.last().and_then(|m| m.1).or(g.clocks);
-                }
-                Entry::Illegal {
-                    white,
-                    black,
-                    clocks,
-                } => {
-                    g.illegal = (*white, *black);
-                    g.clocks = clocks.or(g.clocks);
-                }
-                Entry::Clocks { white, black } => g.clocks = Some((*white, *black)),
-                Entry::End {
-                    result,
-                    reason,
-                    file,
-                } => {
-                    g.ended = Some((result.clone(), reason.clone()));
-                    g.file = Some(file.clone());
-                }
-                Entry::Reopen => g.ended = None,
+        let folded = fold(&read);
+        if folded.damaged(&read) {
+            return None;
+        }
+        folded.game
+    }
+
+    /// Whether a journal's game is taken up again at start: unfinished, and either moved in or
+    /// set up in a position of its own (a game in the initial position with no move yet is
+    /// simply started again).
+    pub fn to_take_up(&self) -> bool {
+        self.ended.is_none() && (!self.moves.is_empty() || self.start_fen != initial_fen())
+    }
+
+    /// The journal entries that say all the record holds: its start, its moves (numbered, each
+    /// with the position after it), the illegal-move counts, the clocks, its end.
+    pub fn entries(&self) -> Vec<Entry> {
+        let mut out = vec![Entry::Start {
+            fen: self.start_fen.clone(),
+            date: self.date.clone(),
+            time: self.time.clone(),
+            time_control: self.time_control.clone(),
+        }];
+        let mut pos = self
+            .start_fen
+            .parse::<Fen>()
+            .ok()
+            .and_then(|f| f.into_position::<Chess>(CastlingMode::Standard).ok());
+        for (i, (uci, clocks)) in self.moves.iter().enumerate() {
+            let fen = pos.as_mut().and_then(|p| {
+                let m = uci.parse::<UciMove>().ok()?.to_move(p).ok()?;
+                p.play_unchecked(m);
+                Some(fen_of(p))
+            });
+            if fen.is_none() {
+                pos = None;
+            }
+            out.push(Entry::Move {
+                uci: uci.clone(),
+                clocks: *clocks,
+                ply: Some(i as u32 + 1),
+                fen,
+            });
+        }
+        if self.illegal != (0, 0) {
+            out.push(Entry::Illegal {
+                white: self.illegal.0,
+                black: self.illegal.1,
+                clocks: None,
+            });
+        }
+        if let Some((white, black)) = self.clocks {
+            if self.moves.last().and_then(|m| m.1) != self.clocks {
+                out.push(Entry::Clocks { white, black });
             }
         }
-        Some(g)
+        if let Some(file) = &self.file {
+            let (result, reason) = self
+                .ended
+                .clone()
+                .unwrap_or_else(|| ("*".into(), String::new()));
+            out.push(Entry::End {
+                result,
+                reason,
+                file: file.clone(),
+            });
+            if self.ended.is_none() {
+                out.push(Entry::Reopen);
+            }
+        }
+        out
     }
 
     /// The game to take up again, in engine terms.
@@ -291,18 +315,45 @@ impl StateLock {
     }
 }
 
-/// The journal writer: follows the engine and appends what changed, fsynced, before the events
-/// of the change are announced.
+/// The journal writer: follows the engine and records what changed, on disk before the events
+/// of the change are announced. What the disk does not take (full) waits in memory, in order,
+/// and is written as soon as it does: at the next change or [`Journal::flush`].
 pub struct Journal {
     dir: PathBuf,
-    file: File,
     /// The engine game this journal follows.
     serial: u64,
+    /// The game as the record holds it (on disk, or waiting to be).
     recorded: Recorded,
     /// PGN tags of the game (date, time).
     pgn_tags: Vec<(&'static str, String)>,
-    /// The journal's length after the last whole append: a failed append is cut back to it.
-    good_len: u64,
+    backlog: Backlog,
+    /// While writing fails: whether for a full disk, and the entries written since.
+    blocked: Option<(bool, usize)>,
+    /// A change of the writing's state not yet taken by [`Journal::news`].
+    news: Option<Report>,
+}
+
+/// A change in whether the record reaches the disk, to report once.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Report {
+    /// Writing failed: what is not written is kept in memory and tried again. `full`: the
+    /// disk (or the user's quota) is full.
+    Blocked {
+        error: String,
+        full: bool,
+        waiting: usize,
+    },
+    /// Everything kept meanwhile is written: the record is whole on disk again.
+    Written { entries: usize, full: bool },
+}
+
+/// The journal was damaged and has been repaired.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Repair {
+    /// Entries lost to the game (damaged lines not made good, entries that could not be placed).
+    pub lost: usize,
+    /// Where the journal as it was read is kept.
+    pub kept: PathBuf,
 }
 
 /// Opening the state directory: the writer, a game to take up, and what to report.
@@ -310,94 +361,163 @@ pub struct Opened {
     pub journal: Journal,
     pub resume: Option<(Recorded, Resumed)>,
     pub notes: Vec<String>,
+    pub repaired: Option<Repair>,
 }
 
-fn fsync_dir(dir: &Path) {
-    if let Ok(d) = File::open(dir) {
-        let _ = d.sync_all();
+/// Whether an error is a full disk (or a full quota).
+fn is_full(e: &std::io::Error) -> bool {
+    matches!(e.raw_os_error(), Some(libc::ENOSPC | libc::EDQUOT))
+}
+
+/// A user's name, or its number.
+fn user_name(uid: u32) -> String {
+    let mut buf = vec![0u8; 4096];
+    // SAFETY: getpwuid_r writes into `pw` and `buf` (of the length given) only, and `found`
+    // points into them or is null.
+    unsafe {
+        let mut pw: libc::passwd = std::mem::zeroed();
+        let mut found: *mut libc::passwd = std::ptr::null_mut();
+        if libc::getpwuid_r(uid, &mut pw, buf.as_mut_ptr().cast(), buf.len(), &mut found) == 0
+            && !found.is_null()
+            && !pw.pw_name.is_null()
+        {
+            return std::ffi::CStr::from_ptr(pw.pw_name)
+                .to_string_lossy()
+                .into_owned();
+        }
+    }
+    uid.to_string()
+}
+
+/// The error for a journal that exists but cannot be read: its path, why, and for a missing
+/// permission who owns it, who the daemon is and what to do.
+fn unreadable(path: &Path, e: &std::io::Error) -> std::io::Error {
+    use std::os::unix::fs::MetadataExt;
+    let mut msg = format!("cannot read {}: {e}", path.display());
+    if e.kind() == std::io::ErrorKind::PermissionDenied {
+        // SAFETY: geteuid has no preconditions.
+        let me = user_name(unsafe { libc::geteuid() });
+        if let Ok(m) = std::fs::metadata(path) {
+            msg.push_str(&format!(
+                " (it belongs to {}, mode {:04o}; the daemon runs as user {me}: sudo chown {me}: {})",
+                user_name(m.uid()),
+                m.mode() & 0o7777,
+                path.display()
+            ));
+        } else {
+            msg.push_str(&format!(" (the daemon runs as user {me})"));
+        }
+    }
+    msg.push_str("; no new game is started over it");
+    std::io::Error::new(e.kind(), msg)
+}
+
+/// Whether the state directory's journal can be read (it may be missing): the error says
+/// which file, why, and what to do.
+pub fn check_readable(dir: &Path) -> std::io::Result<()> {
+    let path = dir.join(JOURNAL);
+    let read = File::open(&path).and_then(|mut f| {
+        let mut byte = [0u8; 1];
+        std::io::Read::read(&mut f, &mut byte)
+    });
+    match read {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(unreadable(&path, &e)),
     }
 }
 
+/// The first free name `journal.jsonl.damaged-N`.
+fn damaged_name(dir: &Path) -> PathBuf {
+    (1..)
+        .map(|n| dir.join(format!("{JOURNAL}.damaged-{n}")))
+        .find(|p| !p.exists())
+        .expect("a free name")
+}
+
 impl Journal {
+    fn new(dir: &Path) -> Journal {
+        let mut recorded = Recorded::new(String::new(), String::new(), String::new(), None);
+        recorded.ended = Some((String::new(), String::new()));
+        Journal {
+            dir: dir.to_path_buf(),
+            serial: 0,
+            pgn_tags: tags(&recorded),
+            recorded,
+            backlog: Backlog::new(dir),
+            blocked: None,
+            news: None,
+        }
+    }
+
     /// When the game recorded began (date, time), as its PGN's `Date` and `Time` say.
     pub fn began(&self) -> (String, String) {
         (self.recorded.date.clone(), self.recorded.time.clone())
     }
 
-    /// Opens the state directory: reads the journal of an unfinished game, if there is one.
-    /// A journal that cannot be read is moved aside; it never stops the daemon.
+    /// Opens the state directory: reads the journal of an unfinished game, if there is one,
+    /// and repairs a damaged one (see `salvage`). Fails only when the directory cannot be made
+    /// or the journal exists but cannot be read (the error names it, and the permission).
     pub fn open(dir: &Path) -> std::io::Result<Opened> {
-        std::fs::create_dir_all(dir.join(GAMES))?;
+        std::fs::create_dir_all(dir)?;
+        let _ = std::fs::create_dir_all(dir.join(GAMES));
         let path = dir.join(JOURNAL);
+        let bytes = match std::fs::read(&path) {
+            Ok(bytes) => Some(bytes),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(unreadable(&path, &e)),
+        };
+        let mut j = Journal::new(dir);
         let mut notes = Vec::new();
         let mut resume = None;
-        let mut keep = None;
-        match std::fs::read(&path) {
-            Ok(bytes) => {
-                let read = parse(&bytes);
-                if let Some(why) = &read.bad {
-                    notes.push(set_aside(dir, &path, why));
-                } else if let Some(r) = Recorded::from_entries(&read.entries) {
-                    match r.to_resumed() {
-                        Err(why) => notes.push(set_aside(dir, &path, &why)),
-                        Ok(g) => {
-                            if read.torn {
-                                notes.push(format!(
-                                    "{}: the last entry was cut short (a crash or a power loss): dropped",
-                                    path.display()
-                                ));
-                            }
-                            // A game with no move yet is simply started again.
-                            if r.ended.is_none() && !r.moves.is_empty() {
-                                keep = Some(read.entries);
-                                resume = Some((r, g));
-                            }
-                        }
+        let mut repaired = None;
+        if let Some(bytes) = bytes {
+            let read = parse(&bytes);
+            let folded = fold(&read);
+            if read.torn {
+                notes.push(format!(
+                    "{}: the last entry was cut short (a crash or a power loss): dropped",
+                    path.display()
+                ));
+            }
+            if folded.damaged(&read) {
+                let kept = damaged_name(dir);
+                j.backlog.push(Op::Keep(kept.clone()));
+                let mut parts = Vec::new();
+                for part in &folded.parts {
+                    if let Some(text) = recorded_pgn(part) {
+                        let name = j.free_name(part);
+                        parts.push(name.clone());
+                        j.backlog.push(Op::Pgn { name, text });
                     }
                 }
+                let lost = folded.lost_entries(&read);
+                notes.push(repair_note(&path, &read, &folded, &parts, &kept));
+                repaired = Some(Repair { lost, kept });
             }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => notes.push(set_aside(dir, &path, &e.to_string())),
-        }
-        // Rewritten whole (without a torn tail), then appended to.
-        let tmp = dir.join(format!("{JOURNAL}.new"));
-        {
-            let mut f = File::create(&tmp)?;
-            for e in keep.iter().flatten() {
-                f.write_all(line(e).as_bytes())?;
+            if let Some(r) = folded.game.filter(Recorded::to_take_up) {
+                match r.to_resumed() {
+                    Ok(g) => resume = Some((r, g)),
+                    Err(why) => notes.push(format!(
+                        "{}: the game cannot be taken up ({why}); a new game starts",
+                        path.display()
+                    )),
+                }
             }
-            f.sync_all()?;
         }
-        std::fs::rename(&tmp, &path)?;
-        fsync_dir(dir);
-        let file = OpenOptions::new().append(true).open(&path)?;
-        let good_len = file.metadata()?.len();
-        let recorded = resume.as_ref().map_or_else(
-            || Recorded {
-                start_fen: String::new(),
-                date: String::new(),
-                time: String::new(),
-                time_control: None,
-                moves: Vec::new(),
-                illegal: (0, 0),
-                clocks: None,
-                ended: Some((String::new(), String::new())),
-                file: None,
-            },
-            |(r, _)| r.clone(),
-        );
-        let pgn_tags = tags(&recorded);
+        // Rewritten whole (without a torn tail or damage), then appended to.
+        let entries = resume.as_ref().map_or_else(Vec::new, |(r, _)| r.entries());
+        j.backlog.push(Op::Fresh(entries));
+        if let Some((r, _)) = &resume {
+            j.recorded = r.clone();
+            j.pgn_tags = tags(r);
+        }
+        let _ = j.flush();
         Ok(Opened {
-            journal: Journal {
-                dir: dir.to_path_buf(),
-                file,
-                serial: 0,
-                recorded,
-                pgn_tags,
-                good_len,
-            },
+            journal: j,
             resume,
             notes,
+            repaired,
         })
     }
 
@@ -406,62 +526,101 @@ impl Journal {
         self.serial = engine.games_started();
     }
 
-    /// Appends whole entries and syncs them; a failed append (a full disk) is cut back, so the
-    /// journal never holds half a line before good ones.
-    fn append(&mut self, entries: &[Entry]) -> std::io::Result<()> {
-        if entries.is_empty() {
+    /// A name for a game's PGN file, made of its start date and time, used by no file and by
+    /// no file waiting to be written.
+    fn free_name(&self, r: &Recorded) -> String {
+        let stem = if r.date.contains('?') || r.date.is_empty() {
+            "undated".to_string()
+        } else {
+            format!("{}_{}", r.date.replace('.', "-"), r.time.replace(':', ""))
+        };
+        let games = self.dir.join(GAMES);
+        let taken =
+            |name: &str| games.join(name).exists() || self.backlog.pgns().any(|(n, _)| n == name);
+        let mut name = format!("{stem}.pgn");
+        let mut n = 2;
+        while taken(&name) {
+            name = format!("{stem}-{n}.pgn");
+            n += 1;
+        }
+        name
+    }
+
+    /// Writes what waits, in order. An error the first time writing fails, and the first time
+    /// it works again after that, is kept for [`Journal::news`].
+    pub fn flush(&mut self) -> std::io::Result<()> {
+        if self.backlog.len() == 0 {
             return Ok(());
         }
-        let text: String = entries.iter().map(line).collect();
-        let written = self
-            .file
-            .write_all(text.as_bytes())
-            .and_then(|()| self.file.sync_data());
-        match written {
+        let (done, result) = self.backlog.flush();
+        if let Some((_, written)) = &mut self.blocked {
+            *written += done;
+        }
+        match result {
             Ok(()) => {
-                self.good_len += text.len() as u64;
+                if let Some((full, entries)) = self.blocked.take() {
+                    self.news = Some(Report::Written { entries, full });
+                }
                 Ok(())
             }
             Err(e) => {
-                let _ = self.file.set_len(self.good_len);
-                let _ = self.file.sync_data();
+                if self.blocked.is_none() {
+                    let full = is_full(&e);
+                    self.blocked = Some((full, 0));
+                    self.news = Some(Report::Blocked {
+                        error: e.to_string(),
+                        full,
+                        waiting: self.backlog.entries(),
+                    });
+                }
                 Err(e)
             }
         }
     }
 
-    /// Starts a new journal for a new game (the old one is done with: its game was saved).
-    fn start_game(&mut self, engine: &Engine) -> std::io::Result<()> {
-        let (date, time) = local_now();
-        let start = Entry::Start {
-            fen: crate::engine::game::fen_of(&engine.game().start),
-            date,
-            time,
-            time_control: engine
-                .settings()
-                .time_control
-                .as_ref()
-                .map(|t| t.to_string()),
-        };
-        let path = self.dir.join(JOURNAL);
-        let tmp = self.dir.join(format!("{JOURNAL}.new"));
-        {
-            let mut f = File::create(&tmp)?;
-            f.write_all(line(&start).as_bytes())?;
-            f.sync_all()?;
+    /// A change in whether the record reaches the disk, once.
+    pub fn news(&mut self) -> Option<Report> {
+        self.news.take()
+    }
+
+    /// Writes waiting (entries and files not yet on disk).
+    pub fn waiting(&self) -> usize {
+        self.backlog.len()
+    }
+
+    /// The games whose moves are not all on disk, as PGN: the files waiting and the game in
+    /// progress, when its entries are waiting (for the log, when the daemon stops so).
+    pub fn unwritten(&self) -> Vec<String> {
+        let mut out: Vec<String> = self.backlog.pgns().map(|(_, t)| t.to_string()).collect();
+        if self.backlog.entries() > 0 && self.recorded.ended.is_none() {
+            out.extend(recorded_pgn(&self.recorded));
         }
-        std::fs::rename(&tmp, &path)?;
-        fsync_dir(&self.dir);
-        self.file = OpenOptions::new().append(true).open(&path)?;
-        self.good_len = self.file.metadata()?.len();
-        self.recorded = Recorded::from_entries(&[start]).unwrap_or_else(|| self.recorded.clone());
+        out
+    }
+
+    /// Starts a new journal for a new game (the old one is done with: its game is saved).
+    fn start_game(&mut self, engine: &Engine) {
+        let (date, time) = local_now();
+        let time_control = engine
+            .settings()
+            .time_control
+            .as_ref()
+            .map(|t| t.to_string());
+        let fen = fen_of(&engine.game().start);
+        self.backlog.push(Op::Fresh(vec![Entry::Start {
+            fen: fen.clone(),
+            date: date.clone(),
+            time: time.clone(),
+            time_control: time_control.clone(),
+        }]));
+        self.recorded = Recorded::new(fen, date, time, time_control);
         self.pgn_tags = tags(&self.recorded);
         self.serial = engine.games_started();
-        Ok(())
     }
 
     /// Records what the engine's game gained since the last call (`events` are the ones about
-    /// to be announced); returns when it is on disk.
+    /// to be announced); returns when it is on disk. When it cannot be written it waits in
+    /// memory (the error is returned) and is written with the next call or [`Journal::flush`].
     pub fn sync<'a>(
         &mut self,
         engine: &Engine,
@@ -483,21 +642,19 @@ impl Journal {
         if engine.games_started() != self.serial {
             // An unfinished game replaced by a new one is kept too.
             if self.recorded.ended.is_none() && !self.recorded.moves.is_empty() {
-                self.save_unfinished()?;
+                self.save_unfinished();
             }
-            self.start_game(engine)?;
+            self.start_game(engine);
         }
         let game = engine.game();
-        // Worked out on a copy, taken only once it is on disk: what failed is tried again.
-        let mut rec = self.recorded.clone();
-        let mut entries = Vec::new();
+        let rec = &mut self.recorded;
         let ucis: Vec<String> = game
             .plies
             .iter()
             .map(|p| p.m.to_uci(CastlingMode::Standard).to_string())
             .collect();
         if game.ending.is_none() && rec.ended.is_some() {
-            entries.push(Entry::Reopen);
+            self.backlog.push(Op::Line(Entry::Reopen));
             rec.ended = None;
         }
         let common = rec
@@ -507,15 +664,20 @@ impl Journal {
             .take_while(|((a, _), b)| a == *b)
             .count();
         if common < rec.moves.len() {
-            entries.push(Entry::Takeback { plies: common });
+            self.backlog
+                .push(Op::Line(Entry::Takeback { plies: common }));
             rec.moves.truncate(common);
         }
-        for (ply, uci) in game.plies.iter().zip(&ucis).skip(common) {
-            entries.push(Entry::Move {
+        for (i, (ply, uci)) in game.plies.iter().zip(&ucis).enumerate().skip(common) {
+            let after = game.plies.get(i + 1).map_or(&game.pos, |p| &p.before);
+            self.backlog.push(Op::Line(Entry::Move {
                 uci: uci.clone(),
                 clocks: ply.clocks,
-            });
+                ply: Some(i as u32 + 1),
+                fen: Some(fen_of(after)),
+            }));
             rec.moves.push((uci.clone(), ply.clocks));
+            rec.clocks = ply.clocks.or(rec.clocks);
         }
         let illegal = (
             engine.illegal_count(Color::White),
@@ -523,56 +685,89 @@ impl Journal {
         );
         if illegal != rec.illegal {
             rec.illegal = illegal;
-            entries.push(Entry::Illegal {
+            rec.clocks = clock_event.or(rec.clocks);
+            self.backlog.push(Op::Line(Entry::Illegal {
                 white: illegal.0,
                 black: illegal.1,
                 clocks: clock_event,
-            });
+            }));
         } else if let (Some((w, b)), false) = (clock_event, moved) {
-            entries.push(Entry::Clocks { white: w, black: b });
+            rec.clocks = Some((w, b));
+            self.backlog
+                .push(Op::Line(Entry::Clocks { white: w, black: b }));
         }
-        // The moves first: a PGN file that cannot be written does not keep them off the disk.
-        self.append(&entries)?;
-        self.recorded = rec;
+        // The moves first, then the PGN file, then the end that names it.
         if let (Some(ending), None) = (game.ending, &self.recorded.ended) {
-            let file = self.save_pgn(engine)?;
+            let text = engine.pgn_with(&self.pgn_tags);
+            // Ended before, taken back, ended again: the same game, the same file.
+            let file = match &self.recorded.file {
+                Some(name) => name.clone(),
+                None => self.free_name(&self.recorded),
+            };
             let (result, reason) = (ending.result().to_string(), ending.reason.to_string());
-            self.append(&[Entry::End {
+            self.backlog.push(Op::Pgn {
+                name: file.clone(),
+                text,
+            });
+            self.backlog.push(Op::Line(Entry::End {
                 result: result.clone(),
                 reason: reason.clone(),
                 file: file.clone(),
-            }])?;
+            }));
             self.recorded.ended = Some((result, reason));
             self.recorded.file = Some(file);
         }
-        Ok(())
-    }
-
-    /// Writes the finished game's PGN file (named by its start); returns the file name.
-    fn save_pgn(&self, engine: &Engine) -> std::io::Result<String> {
-        let pgn = engine.pgn_with(&self.pgn_tags);
-        match &self.recorded.file {
-            // Ended before, taken back, ended again: the same game, the same file.
-            Some(name) => {
-                replace_file(&self.dir.join(GAMES), name, &pgn)?;
-                Ok(name.clone())
-            }
-            None => write_game(&self.dir, &self.recorded, &pgn),
-        }
+        let recorded = &self.recorded;
+        self.backlog.fold_if_long(|| recorded.entries());
+        self.flush()
     }
 
     /// A game left unfinished when a new one started is saved with result `*`.
-    fn save_unfinished(&self) -> std::io::Result<()> {
-        if let Some(pgn) = recorded_pgn(&self.recorded) {
-            write_game(&self.dir, &self.recorded, &pgn)?;
+    fn save_unfinished(&mut self) {
+        if let Some(text) = recorded_pgn(&self.recorded) {
+            let name = self.free_name(&self.recorded);
+            self.backlog.push(Op::Pgn { name, text });
         }
-        Ok(())
     }
 
-    /// Makes sure everything written is on disk (at shutdown).
+    /// Makes sure everything written is on disk (at shutdown); an error when something could
+    /// not be written ([`Journal::unwritten`] has it).
     pub fn close(&mut self) -> std::io::Result<()> {
-        self.file.sync_all()
+        self.flush()?;
+        self.backlog.sync()
     }
+}
+
+/// The log line of a repair.
+fn repair_note(path: &Path, read: &Read, f: &Folded, parts: &[String], kept: &Path) -> String {
+    let mut what = Vec::new();
+    if !read.damaged.is_empty() {
+        let lines: Vec<String> = read.damaged.iter().map(usize::to_string).collect();
+        what.push(format!("damaged line(s) {}", lines.join(", ")));
+    }
+    if f.start_lost {
+        what.push("the game's start lost".into());
+    }
+    let mut done = vec![format!("{} entries lost", f.lost_entries(read))];
+    if f.recovered > 0 {
+        done.push(format!("{} plies found again", f.recovered));
+    }
+    if f.lost_plies > 0 {
+        done.push(format!("{} plies lost", f.lost_plies));
+    }
+    for p in parts {
+        done.push(format!(
+            "the game before a gap kept as {}",
+            Path::new(GAMES).join(p).display()
+        ));
+    }
+    format!(
+        "{}: {}; the record was repaired: {}; the journal as it was is kept as {}",
+        path.display(),
+        what.join(", "),
+        done.join(", "),
+        kept.display()
+    )
 }
 
 fn tags(r: &Recorded) -> Vec<(&'static str, String)> {
@@ -581,62 +776,6 @@ fn tags(r: &Recorded) -> Vec<(&'static str, String)> {
         t.push(("Time", r.time.clone()));
     }
     t
-}
-
-/// Writes a game's PGN into the games directory under a name made of its start date and time.
-fn write_game(dir: &Path, r: &Recorded, pgn: &str) -> std::io::Result<String> {
-    let stem = format!("{}_{}", r.date.replace('.', "-"), r.time.replace(':', ""));
-    let games = dir.join(GAMES);
-    std::fs::create_dir_all(&games)?;
-    let mut name = format!("{stem}.pgn");
-    let mut n = 2;
-    while games.join(&name).exists() {
-        name = format!("{stem}-{n}.pgn");
-        n += 1;
-    }
-    let tmp = games.join(format!(".{name}.tmp"));
-    {
-        let mut f = File::create(&tmp)?;
-        f.write_all(pgn.as_bytes())?;
-        f.sync_all()?;
-    }
-    std::fs::rename(&tmp, games.join(&name))?;
-    fsync_dir(&games);
-    Ok(name)
-}
-
-/// Writes `name` in `dir` anew (a temporary file renamed over it).
-fn replace_file(dir: &Path, name: &str, text: &str) -> std::io::Result<()> {
-    let tmp = dir.join(format!(".{name}.tmp"));
-    {
-        let mut f = File::create(&tmp)?;
-        f.write_all(text.as_bytes())?;
-        f.sync_all()?;
-    }
-    std::fs::rename(&tmp, dir.join(name))?;
-    fsync_dir(dir);
-    Ok(())
-}
-
-/// Moves an unreadable journal aside; returns the report.
-fn set_aside(dir: &Path, path: &Path, why: &str) -> String {
-    let mut n = 1;
-    let mut aside = dir.join(format!("{JOURNAL}.bad-{n}"));
-    while aside.exists() {
-        n += 1;
-        aside = dir.join(format!("{JOURNAL}.bad-{n}"));
-    }
-    match std::fs::rename(path, &aside) {
-        Ok(()) => format!(
-            "{}: cannot be read ({why}); moved to {} and a new game started",
-            path.display(),
-            aside.display()
-        ),
-        Err(e) => format!(
-            "{}: cannot be read ({why}) nor moved aside ({e}); a new game started",
-            path.display()
-        ),
-    }
 }
 
 /// The PGN of a recorded game (an unfinished one has result `*`).
@@ -707,21 +846,28 @@ pub fn games_reporting(
             }
         }
     }
+    // The game in the journal, and the games before gaps a damaged journal has (as the
+    // daemon will take them up and keep them).
     let journal = dir.join(JOURNAL);
-    if let Ok(bytes) = std::fs::read(&journal) {
-        let read = parse(&bytes);
-        if let Some(r) = Recorded::from_entries(&read.entries)
-            .filter(|r| r.ended.is_none() && !r.moves.is_empty())
-        {
-            if let Some(pgn) = recorded_pgn(&r) {
-                out.push(Kept {
-                    started: format!("{} {}", r.date, r.time),
-                    pgn,
-                    unfinished: true,
-                    path: journal,
-                });
+    match std::fs::read(&journal) {
+        Ok(bytes) => {
+            let folded = fold(&parse(&bytes));
+            let current = folded
+                .game
+                .filter(|r| r.ended.is_none() && !r.moves.is_empty());
+            for r in folded.parts.iter().chain(current.iter()) {
+                if let Some(pgn) = recorded_pgn(r) {
+                    out.push(Kept {
+                        started: format!("{} {}", r.date, r.time),
+                        pgn,
+                        unfinished: true,
+                        path: journal.clone(),
+                    });
+                }
             }
         }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => skipped(&journal, &e),
     }
     out.sort_by(|a, b| b.started.cmp(&a.started).then_with(|| b.path.cmp(&a.path)));
     Ok(out)
@@ -739,43 +885,208 @@ mod tests {
 
     fn start() -> Entry {
         Entry::Start {
-            fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".into(),
+            fen: initial_fen(),
             date: "2026.11.30".into(),
             time: "10:00:00".into(),
             time_control: Some("300+2".into()),
         }
     }
 
+    /// A move as an older version wrote it: no ply, no position.
     fn mv(uci: &str) -> Entry {
         Entry::Move {
             uci: uci.into(),
             clocks: Some((299_000, 300_000)),
+            ply: None,
+            fen: None,
         }
     }
 
+    /// The journal entries of a game of these moves (UCI), as this version writes them.
+    fn game(ucis: &[&str]) -> Vec<Entry> {
+        let mut r = Recorded::new(initial_fen(), "2026.11.30".into(), "10:00:00".into(), None);
+        r.moves = ucis
+            .iter()
+            .enumerate()
+            .map(|(i, u)| (u.to_string(), Some((300_000 - i as i64, 300_000))))
+            .collect();
+        r.entries()
+    }
+
+    fn text(entries: &[Entry]) -> String {
+        entries.iter().map(line).collect()
+    }
+
+    /// The text with line `n` (from 1) damaged (a flipped bit in its JSON).
+    fn damage(text: &str, n: usize) -> Vec<u8> {
+        let start: usize = text.split_inclusive('\n').take(n - 1).map(str::len).sum();
+        let mut bytes = text.as_bytes().to_vec();
+        bytes[start + 12] ^= 0x04;
+        bytes
+    }
+
+    fn ucis(r: &Recorded) -> Vec<&str> {
+        r.moves.iter().map(|m| m.0.as_str()).collect()
+    }
+
+    const ITALIAN: [&str; 10] = [
+        "e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "f8c5", "c2c3", "g8f6", "d2d4", "e5d4",
+    ];
+
     #[test]
-    fn a_torn_last_line_is_dropped_and_damage_elsewhere_is_not_trusted() {
-        let whole: String = [start(), mv("e2e4"), mv("e7e5")].iter().map(line).collect();
+    fn a_torn_last_line_is_dropped_and_damage_elsewhere_loses_only_that_line() {
+        let whole = text(&[start(), mv("e2e4"), mv("e7e5")]);
         let r = parse(whole.as_bytes());
-        assert_eq!((r.entries.len(), r.torn, r.bad), (3, false, None));
+        assert_eq!((r.entries.len(), r.torn, r.damaged.len()), (3, false, 0));
         // Cut anywhere in the last line: that line is dropped, the others kept.
         let last_start = whole[..whole.len() - 1].rfind('\n').unwrap() + 1;
         for cut in last_start..whole.len() {
             let r = parse(&whole.as_bytes()[..cut]);
             assert_eq!(r.entries.len(), 2, "cut at {cut}");
-            assert!(r.bad.is_none());
+            assert!(r.damaged.is_empty());
             assert_eq!(r.torn, cut > last_start);
         }
-        // A flipped byte in the middle: the journal cannot be trusted.
+        // A flipped byte in the middle: that line is damaged, the lines after it are read.
         let mut bytes = whole.clone().into_bytes();
         bytes[last_start - 10] ^= 0x20;
-        assert!(parse(&bytes).bad.is_some());
+        let r = parse(&bytes);
+        assert_eq!((r.entries.len(), r.damaged.clone()), (2, vec![2]));
+        assert_eq!(r.after_damage, [1]);
         // A flipped byte in the last line: it is dropped like a torn one.
         let mut bytes = whole.into_bytes();
         let n = bytes.len();
         bytes[n - 15] ^= 0x01;
         let r = parse(&bytes);
         assert_eq!((r.entries.len(), r.torn), (2, true));
+    }
+
+    #[test]
+    fn crlf_line_ends_and_nul_blocks_are_not_damage() {
+        let entries = game(&ITALIAN);
+        let lf = text(&entries);
+        let crlf = lf.replace('\n', "\r\n");
+        let r = parse(crlf.as_bytes());
+        assert_eq!(r.entries, entries);
+        assert!(r.damaged.is_empty() && !r.torn);
+        // NULs between two lines, NULs glued to the front of a line, NULs at the end.
+        let mut bytes = Vec::new();
+        for (i, l) in lf.split_inclusive('\n').enumerate() {
+            if i == 3 {
+                bytes.extend([0u8; 700]);
+                bytes.push(b'\n');
+            }
+            if i == 6 {
+                bytes.extend([0u8; 4096]);
+            }
+            bytes.extend(l.as_bytes());
+        }
+        bytes.extend([0u8; 1000]);
+        let r = parse(&bytes);
+        assert_eq!(r.entries, entries);
+        // The line of NULs alone stood where a line was: it counts as one damaged line.
+        assert_eq!(r.damaged, [4]);
+        assert!(r.torn, "the NULs at the end");
+        let f = fold(&r);
+        assert_eq!(ucis(f.game.as_ref().unwrap()), ITALIAN);
+        assert_eq!(f.lost_plies, 0);
+    }
+
+    #[test]
+    fn a_lost_move_is_found_again_from_the_positions_around_it() {
+        let entries = game(&ITALIAN);
+        let whole = text(&entries);
+        // Line 1 is the start: line 5 is ply 4, lines 7 and 8 plies 6 and 7. (The last line
+        // damaged is a torn one: the move in it was never announced.)
+        for lost in [vec![2], vec![5], vec![7, 8], vec![10]] {
+            let mut bytes = whole.clone().into_bytes();
+            for n in &lost {
+                bytes = damage(std::str::from_utf8(&bytes).unwrap(), *n);
+            }
+            let read = parse(&bytes);
+            assert_eq!(read.damaged, lost);
+            let f = fold(&read);
+            let g = f.game.as_ref().unwrap();
+            assert_eq!(ucis(g), ITALIAN, "lines {lost:?} lost");
+            assert_eq!(f.recovered as usize, lost.len());
+            assert_eq!((f.lost_entries(&read), f.lost_plies), (0, 0));
+            assert!(f.parts.is_empty());
+            // The moves found again have no clocks; the others keep theirs.
+            assert_eq!(g.moves[lost[0] - 2].1, None);
+            assert_eq!(g.moves[9].1, Some((300_000 - 9, 300_000)));
+        }
+    }
+
+    #[test]
+    fn a_lost_takeback_is_seen_in_the_ply_numbers() {
+        let mut entries = game(&ITALIAN[..6]);
+        entries.push(Entry::Takeback { plies: 4 });
+        let other = game(&["e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6"]);
+        entries.extend(other[5..].iter().cloned());
+        let bytes = damage(&text(&entries), 8);
+        let read = parse(&bytes);
+        assert_eq!(read.damaged, [8]);
+        let f = fold(&read);
+        assert_eq!(
+            ucis(f.game.as_ref().unwrap()),
+            ["e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6"]
+        );
+    }
+
+    #[test]
+    fn a_gap_too_wide_to_bridge_keeps_the_game_before_it_and_goes_on_from_the_position_after_it() {
+        let entries = game(&ITALIAN);
+        // Plies 3 to 6 lost (lines 4 to 7): the game goes on from the position after ply 7.
+        let mut bytes = text(&entries);
+        for n in 4..=7 {
+            bytes = String::from_utf8(damage(&bytes, n)).unwrap();
+        }
+        let read = parse(bytes.as_bytes());
+        let f = fold(&read);
+        assert_eq!(f.parts.len(), 1);
+        assert_eq!(ucis(&f.parts[0]), ["e2e4", "e7e5"]);
+        let g = f.game.as_ref().unwrap();
+        let Entry::Move {
+            fen: Some(after7), ..
+        } = &entries[7]
+        else {
+            panic!()
+        };
+        assert_eq!(&g.start_fen, after7);
+        assert_eq!(ucis(g), ["g8f6", "d2d4", "e5d4"]);
+        assert_eq!(f.lost_plies, 5, "plies 3 to 7");
+        assert_eq!(f.lost_entries(&read), 4);
+        let resumed = g.to_resumed().unwrap();
+        assert_eq!(resumed.moves.len(), 3);
+        // The journal written for it reads back as the same game, whole.
+        let again = fold(&parse(text(&g.entries()).as_bytes()));
+        assert_eq!(again.game.as_ref(), Some(g));
+        assert!(!again.damaged(&parse(text(&g.entries()).as_bytes())));
+    }
+
+    #[test]
+    fn an_older_journal_is_taken_up_to_the_gap() {
+        let entries = vec![start(), mv("e2e4"), mv("e7e5"), mv("g1f3"), mv("b8c6")];
+        let read = parse(&damage(&text(&entries), 3));
+        let f = fold(&read);
+        assert_eq!(ucis(f.game.as_ref().unwrap()), ["e2e4"]);
+        // Plies 3 and 4 are known lost; what the damaged line held is not known.
+        assert_eq!((f.dropped, f.lost_plies), (2, 2));
+        assert_eq!(f.lost_entries(&read), 3);
+    }
+
+    #[test]
+    fn a_lost_start_is_the_initial_position_when_the_moves_fit() {
+        let entries = game(&ITALIAN);
+        let read = parse(&damage(&text(&entries), 1));
+        let f = fold(&read);
+        assert!(f.start_lost);
+        let g = f.game.unwrap();
+        assert_eq!(ucis(&g), ITALIAN);
+        assert_eq!(g.date, "????.??.??");
+        // An older journal's moves after a lost start cannot be placed: nothing is guessed.
+        let old = vec![start(), mv("e2e4"), mv("e7e5")];
+        let f = fold(&parse(&damage(&text(&old), 1)));
+        assert!(f.game.unwrap().moves.is_empty());
     }
 
     #[test]
@@ -793,18 +1104,235 @@ mod tests {
             },
         ];
         let r = Recorded::from_entries(&entries).unwrap();
-        assert_eq!(
-            r.moves.iter().map(|m| m.0.as_str()).collect::<Vec<_>>(),
-            ["e2e4", "c7c5"]
-        );
+        assert_eq!(ucis(&r), ["e2e4", "c7c5"]);
         assert_eq!(r.illegal, (1, 0));
         assert_eq!(r.clocks, Some((290_000, 420_000)));
         let g = r.to_resumed().unwrap();
         assert_eq!(g.moves.len(), 2);
-        // A move that is not legal makes the record unusable, with the reason.
+        // Written anew, it reads back the same.
+        assert_eq!(Recorded::from_entries(&r.entries()).as_ref(), Some(&r));
+        // A move that is not legal there: the game is followed up to it, no further.
         let mut bad = entries.clone();
         bad.push(mv("e1e3"));
-        let r = Recorded::from_entries(&bad).unwrap();
-        assert!(r.to_resumed().unwrap_err().contains("move 3"));
+        bad.push(mv("g1f3"));
+        assert_eq!(Recorded::from_entries(&bad), None);
+        let f = fold(&parse(text(&bad).as_bytes()));
+        assert_eq!(ucis(f.game.as_ref().unwrap()), ["e2e4", "c7c5"]);
+        assert_eq!(f.dropped, 2);
+    }
+
+    #[test]
+    fn no_damage_makes_reading_panic() {
+        let whole = text(&game(&ITALIAN)).into_bytes();
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        for _ in 0..2000 {
+            let mut bytes = whole.clone();
+            for _ in 0..1 + next(4) {
+                let at = next(bytes.len());
+                match next(4) {
+                    0 => bytes[at] ^= 1 << next(8),
+                    1 => {
+                        let end = (at + next(300)).min(bytes.len());
+                        bytes[at..end].fill(0);
+                    }
+                    2 => bytes.truncate(at),
+                    _ => {
+                        bytes.remove(at);
+                    }
+                }
+                if bytes.is_empty() {
+                    break;
+                }
+            }
+            let read = parse(&bytes);
+            let f = fold(&read);
+            let _ = f.lost_entries(&read);
+            for r in f.parts.iter().chain(f.game.iter()) {
+                let _ = r.to_resumed();
+                let _ = recorded_pgn(r);
+                let _ = r.entries();
+            }
+        }
+        // Numbers no game has.
+        let huge = vec![
+            start(),
+            Entry::Move {
+                uci: "e2e4".into(),
+                clocks: None,
+                ply: Some(u32::MAX),
+                fen: Some(initial_fen()),
+            },
+            Entry::Takeback { plies: usize::MAX },
+            Entry::Move {
+                uci: "e7e5".into(),
+                clocks: None,
+                ply: Some(0),
+                fen: None,
+            },
+        ];
+        let f = fold(&parse(text(&huge).as_bytes()));
+        assert!(f.game.is_some());
+    }
+
+    /// A scratch state directory.
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!(
+            "chessboardd-record-unit-{}-{name}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    /// Plays moves (UCI; no castling, no en passant) on the engine's board, recording after
+    /// each step as the daemon does.
+    fn play(e: &mut Engine, j: &mut Journal, t: &mut u64, ucis: &[&str]) {
+        use crate::engine::debounce::{EMPTY, OCCUPIED};
+        use crate::engine::Reading;
+        for uci in ucis {
+            let (from, to): (shakmaty::Square, shakmaty::Square) =
+                (uci[0..2].parse().unwrap(), uci[2..4].parse().unwrap());
+            let mut steps = vec![(from, EMPTY), (to, OCCUPIED)];
+            if e.game().pos.board().piece_at(to).is_some() {
+                // A capture: the captured piece off first.
+                steps.insert(0, (to, EMPTY));
+            }
+            for (sq, state) in steps {
+                *t += 250;
+                let mut out = Vec::new();
+                e.reading(*t, Reading::Square(sq, state), &mut out);
+                // Past the settle time: the move is complete.
+                *t += 400;
+                e.advance(*t, &mut out);
+                let _ = j.sync(e, &out);
+            }
+        }
+    }
+
+    fn journal_moves(dir: &Path) -> Vec<String> {
+        let text = std::fs::read(dir.join(JOURNAL)).unwrap_or_default();
+        let r = parse(&text);
+        assert!(r.damaged.is_empty() && !r.torn);
+        r.entries
+            .iter()
+            .filter_map(|e| match e {
+                Entry::Move { uci, .. } => Some(uci.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_backlog_is_written_in_order_once_the_disk_takes_it_again() {
+        let dir = scratch("backlog");
+        let mut j = Journal::open(&dir).unwrap().journal;
+        let mut e = Engine::new(crate::engine::Settings::default());
+        let mut out = Vec::new();
+        e.new_game(0, Chess::default(), true, &mut out);
+        j.sync(&e, &out).unwrap();
+        let mut t = 0;
+        play(&mut e, &mut j, &mut t, &ITALIAN[..2]);
+        assert_eq!(journal_moves(&dir), ITALIAN[..2]);
+        assert_eq!(j.news(), None);
+        // The disk is full: the moves wait, the first failure is reported once.
+        j.backlog.refuse = true;
+        play(&mut e, &mut j, &mut t, &ITALIAN[2..5]);
+        assert_eq!(journal_moves(&dir), ITALIAN[..2]);
+        match j.news() {
+            Some(Report::Blocked { full: true, .. }) => {}
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(j.news(), None, "said once");
+        assert!(j.flush().is_err());
+        assert_eq!(j.news(), None, "said once");
+        assert_eq!(j.waiting(), 3);
+        assert_eq!(j.unwritten().len(), 1, "the game in progress");
+        // Space again: everything waiting is written, in order, with the next write.
+        j.backlog.refuse = false;
+        j.flush().unwrap();
+        assert_eq!(journal_moves(&dir), ITALIAN[..5]);
+        assert_eq!(
+            j.news(),
+            Some(Report::Written {
+                entries: 3,
+                full: true
+            })
+        );
+        assert_eq!(j.waiting(), 0);
+        play(&mut e, &mut j, &mut t, &ITALIAN[5..]);
+        assert_eq!(journal_moves(&dir), ITALIAN);
+        // And the daemon started again takes the whole game up.
+        drop(j);
+        let opened = Journal::open(&dir).unwrap();
+        assert_eq!(ucis(&opened.resume.unwrap().0), ITALIAN);
+        assert!(opened.repaired.is_none());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_new_game_while_the_disk_is_full_keeps_the_old_one_too() {
+        let dir = scratch("backlog-new-game");
+        let mut j = Journal::open(&dir).unwrap().journal;
+        let mut e = Engine::new(crate::engine::Settings::default());
+        let mut out = Vec::new();
+        e.new_game(0, Chess::default(), true, &mut out);
+        j.sync(&e, &out).unwrap();
+        let mut t = 0;
+        j.backlog.refuse = true;
+        play(&mut e, &mut j, &mut t, &ITALIAN[..4]);
+        // A new game (the arbiter's command) while nothing of the first is written.
+        let mut out = Vec::new();
+        t += 1000;
+        e.new_game(t, Chess::default(), true, &mut out);
+        let _ = j.sync(&e, &out);
+        play(&mut e, &mut j, &mut t, &ITALIAN[..2]);
+        j.backlog.refuse = false;
+        j.flush().unwrap();
+        assert_eq!(journal_moves(&dir), ITALIAN[..2]);
+        let kept = games(&dir).unwrap();
+        let finished: Vec<&Kept> = kept
+            .iter()
+            .filter(|k| k.path.extension().is_some_and(|x| x == "pgn"))
+            .collect();
+        assert_eq!(finished.len(), 1, "{kept:?}");
+        assert!(
+            finished[0].pgn.contains("1. e4 e5 2. Nf3 Nc6 *"),
+            "{}",
+            finished[0].pgn
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_long_backlog_folds_into_one_rewrite_of_the_game() {
+        let dir = scratch("backlog-fold");
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut b = Backlog::new(&dir);
+        b.push(Op::Pgn {
+            name: "a.pgn".into(),
+            text: "1. e4 *\n".into(),
+        });
+        for i in 0..=MAX_ENTRIES {
+            b.push(Op::Line(Entry::Clocks {
+                white: i as i64,
+                black: 0,
+            }));
+        }
+        let current = game(&ITALIAN);
+        b.fold_if_long(|| current.clone());
+        assert_eq!(b.len(), 2);
+        assert_eq!(b.entries(), current.len());
+        let (done, result) = b.flush();
+        result.unwrap();
+        assert_eq!(done, 1 + current.len());
+        assert_eq!(journal_moves(&dir), ITALIAN);
+        assert!(dir.join(GAMES).join("a.pgn").exists());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

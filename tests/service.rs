@@ -1,6 +1,6 @@
 //! The daemon as systemd runs it: readiness, status and watchdog through the notification
 //! socket, SIGTERM, SIGHUP reloading the config, and the journal read back at start-up (a torn
-//! last entry dropped, a damaged journal moved aside).
+//! last entry dropped, a damaged journal kept beside the repaired one).
 
 use std::os::unix::net::UnixDatagram;
 use std::path::{Path, PathBuf};
@@ -152,9 +152,12 @@ fn game_entries() -> Vec<Entry> {
         time: "09:00:00".into(),
         time_control: None,
     };
+    // As an older version wrote them: no ply number, no position.
     let mv = |u: &str| Entry::Move {
         uci: u.into(),
         clocks: None,
+        ply: None,
+        fen: None,
     };
     vec![start, mv("e2e4"), mv("e7e5"), mv("g1f3")]
 }
@@ -211,8 +214,11 @@ fn a_torn_last_entry_is_dropped_and_the_game_taken_up() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A journal of an older version (no ply numbers) damaged in its first line: its moves cannot
+/// be placed, so a new game starts; the journal as it was is kept beside it, and the player
+/// hears how many entries were lost. Started again, the daemon has nothing more to repair.
 #[test]
-fn a_damaged_journal_is_moved_aside_and_never_stops_the_daemon() {
+fn a_journal_damaged_at_its_start_is_kept_and_never_stops_the_daemon() {
     let dir = scratch("damaged");
     let state = dir.join("state");
     std::fs::create_dir_all(&state).unwrap();
@@ -226,16 +232,24 @@ fn a_damaged_journal_is_moved_aside_and_never_stops_the_daemon() {
             "a new game: {events:?}"
         );
         assert!(!events.iter().any(|e| e["type"] == "resumed"));
+        let said: Vec<&str> = events.iter().filter_map(|e| e["text"].as_str()).collect();
         if round == 0 {
             assert!(
-                log.contains("cannot be read") && log.contains("journal.jsonl.bad-1"),
+                log.contains("repaired") && log.contains("journal.jsonl.damaged-1"),
                 "{log}"
             );
+            assert!(
+                said.contains(&"Aufzeichnung repariert. 4 Einträge verloren"),
+                "{said:?}"
+            );
+        } else {
+            assert!(!log.contains("repaired"), "{log}");
         }
     }
     assert_eq!(
-        std::fs::read(state.join("journal.jsonl.bad-1")).unwrap(),
+        std::fs::read(state.join("journal.jsonl.damaged-1")).unwrap(),
         bytes
     );
+    assert!(!state.join("journal.jsonl.damaged-2").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -202,6 +202,21 @@ pub struct Words {
     pub may_claim_win: String,
     /// After a clock time: the time used, not the time left (F2.9d).
     pub used: String,
+    /// The game record was damaged and has been repaired (at start).
+    pub record_repaired: String,
+    /// After `record_repaired`: one entry of the record lost, and the noun of more.
+    pub one_entry_lost: String,
+    pub entries_lost: String,
+    /// The game record exists but the daemon may not read it: it does not start.
+    pub record_unreadable: String,
+    /// The disk is full: moves are kept in memory until it takes them.
+    pub storage_full: String,
+    /// Everything kept in memory is written: the disk took it.
+    pub storage_free: String,
+    /// The record cannot be written for another reason (a disk error, read-only).
+    pub record_failed: String,
+    /// ... and now it can.
+    pub record_written: String,
     /// The spoken name of each command, in the order of `control::COMMAND_NAMES`.
     pub commands: [String; COMMAND_COUNT],
 }
@@ -326,6 +341,14 @@ word_fields!(
     waiting_for_move,
     may_claim_win,
     used,
+    record_repaired,
+    one_entry_lost,
+    entries_lost,
+    record_unreadable,
+    storage_full,
+    storage_free,
+    record_failed,
+    record_written,
 );
 
 fn word_list<const N: usize>(key: &str, value: &toml::Value) -> Result<[String; N], String> {
@@ -442,6 +465,14 @@ impl Words {
             waiting_for_move: "Warte auf Ihren Zug".into(),
             may_claim_win: "{side} kann den Gewinn reklamieren".into(),
             used: "verbraucht".into(),
+            record_repaired: "Aufzeichnung repariert".into(),
+            one_entry_lost: "1 Eintrag verloren".into(),
+            entries_lost: "Einträge verloren".into(),
+            record_unreadable: "Aufzeichnung nicht lesbar".into(),
+            storage_full: "Speicher voll".into(),
+            storage_free: "Speicher wieder frei".into(),
+            record_failed: "Aufzeichnung gestört".into(),
+            record_written: "Aufzeichnung läuft wieder".into(),
             commands: s([
                 "letzter Zug",
                 "Züge",
@@ -555,6 +586,14 @@ impl Words {
             waiting_for_move: "Waiting for your move".into(),
             may_claim_win: "{side} may claim the win".into(),
             used: "used".into(),
+            record_repaired: "Record repaired".into(),
+            one_entry_lost: "1 entry lost".into(),
+            entries_lost: "entries lost".into(),
+            record_unreadable: "Record cannot be read".into(),
+            storage_full: "Storage full".into(),
+            storage_free: "Storage free again".into(),
+            record_failed: "Record cannot be written".into(),
+            record_written: "Record written again".into(),
             commands: s([
                 "last move",
                 "moves",
@@ -668,6 +707,14 @@ impl Words {
             waiting_for_move: "Aștept mutarea dumneavoastră".into(),
             may_claim_win: "{side} poate cere câștigul".into(),
             used: "consumat".into(),
+            record_repaired: "Înregistrare reparată".into(),
+            one_entry_lost: "o intrare pierdută".into(),
+            entries_lost: "intrări pierdute".into(),
+            record_unreadable: "Înregistrarea nu poate fi citită".into(),
+            storage_full: "Memorie plină".into(),
+            storage_free: "Memorie liberă din nou".into(),
+            record_failed: "Înregistrarea nu poate fi scrisă".into(),
+            record_written: "Înregistrarea se scrie din nou".into(),
             commands: s([
                 "ultima mutare",
                 "mutări",
@@ -779,6 +826,14 @@ impl Words {
             waiting_for_move: "Väntar på ert drag".into(),
             may_claim_win: "{side} kan kräva vinst".into(),
             used: "förbrukat".into(),
+            record_repaired: "Protokollet reparerat".into(),
+            one_entry_lost: "1 post förlorad".into(),
+            entries_lost: "poster förlorade".into(),
+            record_unreadable: "Protokollet kan inte läsas".into(),
+            storage_full: "Lagringen full".into(),
+            storage_free: "Lagringen ledig igen".into(),
+            record_failed: "Protokollet kan inte skrivas".into(),
+            record_written: "Protokollet skrivs igen".into(),
             commands: s([
                 "senaste drag",
                 "drag",
@@ -1080,6 +1135,20 @@ impl Phrases {
         }
     }
 
+    /// The record repaired at start, and how many of its entries were lost, if any:
+    /// "Aufzeichnung repariert. 3 Einträge verloren".
+    pub fn record_repaired(&self, lost: usize) -> String {
+        let w = &self.words;
+        sentences(&match lost {
+            0 => w.record_repaired.clone(),
+            n => format!(
+                "{}. {}",
+                w.record_repaired,
+                w.count(n as u64, &w.one_entry_lost, &w.entries_lost)
+            ),
+        })
+    }
+
     /// A low-time warning: "Weiß noch eine Minute".
     pub fn low_time(&self, side: Color, left_ms: i64) -> String {
         sentences(
@@ -1357,6 +1426,29 @@ mod tests {
     }
 
     #[test]
+    fn the_record_repair_says_how_many_entries_were_lost() {
+        let de = Phrases::new(Lang::AppendixF, Style::Short, FileWords::Phonetic);
+        assert_eq!(de.record_repaired(0), "Aufzeichnung repariert");
+        assert_eq!(
+            de.record_repaired(1),
+            "Aufzeichnung repariert. 1 Eintrag verloren"
+        );
+        assert_eq!(
+            de.record_repaired(3),
+            "Aufzeichnung repariert. 3 Einträge verloren"
+        );
+        let ro = Phrases::new(Lang::Ro, Style::Short, FileWords::Phonetic);
+        assert_eq!(
+            ro.record_repaired(1),
+            "Înregistrare reparată. O intrare pierdută"
+        );
+        assert_eq!(
+            ro.record_repaired(20),
+            "Înregistrare reparată. 20 de intrări pierdute"
+        );
+    }
+
+    #[test]
     fn durations_round_up_to_the_second() {
         let p = Phrases::new(Lang::De, Style::Short, FileWords::Phonetic);
         assert_eq!(p.duration(270_000), "4 Minuten 30 Sekunden");
@@ -1602,6 +1694,9 @@ mod tests {
                 said.push(p.on_your_board(push));
                 said.push(p.piece_on(Role::Knight, Square::F3));
                 said.push(p.square_flickers(Square::A1));
+                for lost in [0, 1, 3, 20] {
+                    said.push(p.record_repaired(lost));
+                }
                 // What the engine says alone, as a whole answer.
                 let w = &p.words;
                 for text in [
@@ -1643,6 +1738,11 @@ mod tests {
                     &w.illegal_move,
                     &w.touch_move,
                     &w.check_board,
+                    &w.record_unreadable,
+                    &w.storage_full,
+                    &w.storage_free,
+                    &w.record_failed,
+                    &w.record_written,
                 ] {
                     said.push(text.clone());
                 }
