@@ -8,23 +8,29 @@ SHELL := /bin/bash
 BUILD_PACKAGES := pkg-config libasound2-dev libclang-dev libespeak-ng-dev espeak-ng-data
 TEST_PACKAGES := espeak-ng systemd chromium fonts-dejavu-core liblouis-bin mosquitto openssl
 
-.PHONY: all deps build demo test lint bench bench-tempo bench-matcher clean
+.PHONY: all deps deps-build build demo test lint bench bench-tempo bench-matcher clean
 
 all: build
+
+# What building (and the demo) needs; the tests need more (a browser, a broker, ...).
+deps-build:
+	@sh scripts/deps.sh $(BUILD_PACKAGES)
 
 deps:
 	@sh scripts/deps.sh $(BUILD_PACKAGES) $(TEST_PACKAGES)
 
-build: deps
+build: deps-build
 	$(CARGO) build --release
 
 demo: build
 	./target/release/chessboardd demo
 
-# Lint first, then every test; the last line sums up all test binaries.
+# Lint first, then every test (scripts/test.sh: three test programs at a time); the last line
+# sums up all test programs.
 test: deps lint
-	@set -o pipefail; $(CARGO) test --all-targets 2>&1 | tee target/test.log
-	@awk '/^test result:/ { p += $$4; f += $$6 } END { printf "tests: %d passed, %d failed\n", p, f }' target/test.log
+	@CARGO=$(CARGO) scripts/test.sh; status=$$?; \
+	awk '/^test result:/ { p += $$4; f += $$6 } END { printf "tests: %d passed, %d failed\n", p, f }' target/test.log; \
+	exit $$status
 
 # fmt and clippy come with rustup's default profile; skipped with a note where they are missing.
 lint:
@@ -79,7 +85,8 @@ install:
 	@if command -v $(CARGO) >/dev/null 2>&1; then $(MAKE) --no-print-directory build; \
 	elif [ -x target/release/chessboardd ]; then echo "note: no cargo here; installing target/release/chessboardd built before"; \
 	else echo "chessboardd: no cargo here and no target/release/chessboardd: run make first" >&2; exit 1; fi
-	install -D -m 0755 target/release/chessboardd $(DESTDIR)$(BINDIR)/chessboardd
+	# (Stripped: the release build keeps debug info for profiling, ten times the size.)
+	install -D -m 0755 -s target/release/chessboardd $(DESTDIR)$(BINDIR)/chessboardd
 	@if [ -e $(DESTDIR)$(CONFDIR)/config.toml ]; then \
 		echo "keeping $(DESTDIR)$(CONFDIR)/config.toml (the new reference is config/chessboardd.toml)"; \
 	else echo "install -D -m 0644 config/chessboardd.toml $(DESTDIR)$(CONFDIR)/config.toml"; \
