@@ -89,8 +89,10 @@ impl Engine {
             Due::Hold => self.hold_due(out),
             Due::Mismatch => {
                 self.mismatch.due = None;
-                // A board that is away shows nothing new: it is judged when it is back.
+                // A board that is away shows nothing new: it is judged when it is back (looked
+                // at again until then, for it may come back showing what it showed).
                 if self.link_down {
+                    self.mismatch.due = Some(self.now.saturating_add(self.s.mismatch_ms));
                     return;
                 }
                 // A claim waits for its move and the player has touched nothing.
