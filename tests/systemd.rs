@@ -188,11 +188,20 @@ fn unit_has_the_settings_the_daemon_relies_on() {
     assert_eq!(one("Service.Type"), "notify");
     assert_eq!(one("Service.NotifyAccess"), "main");
     assert_eq!(one("Service.Restart"), "on-failure");
+    // Not restarted for what a restart cannot mend: the state directory in use by another
+    // daemon (75), a journal it may not read (77), a wrong config (78).
+    assert_eq!(one("Service.RestartPreventExitStatus"), "75 77 78");
     assert_eq!(one("Service.User"), "chessboardd");
     assert_eq!(one("Service.StateDirectory"), "chessboardd");
     assert_eq!(one("Service.RuntimeDirectory"), "chessboardd");
     assert_eq!(one("Service.DevicePolicy"), "closed");
-    assert_eq!(one("Service.RestrictAddressFamilies"), "AF_UNIX");
+    // The web view and the broker need only the config: IP sockets are allowed, nothing else.
+    assert_eq!(
+        one("Service.RestrictAddressFamilies"),
+        "AF_UNIX AF_INET AF_INET6"
+    );
+    assert!(values("Service.PrivateNetwork").is_empty());
+    assert!(values("Service.IPAddressDeny").is_empty());
     assert_eq!(one("Service.CapabilityBoundingSet"), "");
     assert_eq!(one("Install.WantedBy"), "multi-user.target");
     assert!(one("Service.WatchdogSec").ends_with('s'));
