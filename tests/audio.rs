@@ -269,3 +269,32 @@ fn rate_and_volume_commands_change_the_voice() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A machine without a sound card: one line says so (no page of ALSA's own messages), and `say`
+/// exits 69 after printing the text. ALSA is given a configuration that defines no device, so
+/// the test means the same on a machine that has a card.
+#[test]
+fn without_a_sound_card_one_line_says_so_and_say_fails() {
+    let h = home("nocard");
+    let conf = h.join("empty-alsa.conf");
+    std::fs::write(&conf, "# no devices\n").unwrap();
+    let _ = std::fs::remove_file(h.join(".asoundrc"));
+    let o = Command::new(env!("CARGO_BIN_EXE_chessboardd"))
+        .env("HOME", &h)
+        .env("ALSA_CONFIG_PATH", &conf)
+        .args(["say", "--lang", "en", "Knight Felix three"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout).trim(),
+        "Knight Felix three"
+    );
+    assert!(!err.contains("ALSA lib"), "ALSA's own messages: {err}");
+    assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+    assert!(err.contains("not spoken"), "{err}");
+    if !Path::new("/dev/snd").exists() {
+        assert!(err.contains("no sound card found"), "{err}");
+    }
+    assert_eq!(o.status.code(), Some(69), "{err}");
+}

@@ -149,7 +149,14 @@ impl Player {
     /// usable card the player discards audio and says why in `no_device`.
     pub fn to_device(device: Option<&str>, volume: f32) -> Player {
         let shared = shared();
-        match open_stream(device, shared.clone()) {
+        quiet_alsa();
+        match open_stream(device, shared.clone()).map_err(|why| {
+            if no_sound_card() {
+                NO_SOUND_CARD.to_string()
+            } else {
+                why
+            }
+        }) {
             // Checked, then closed again: it opens with the first sound, so that a device that
             // is not paced takes no silence before it.
             Ok(stream) => {
@@ -324,8 +331,55 @@ fn shared() -> Arc<Shared> {
     })
 }
 
+/// What `no_device` says when the machine has no sound card at all.
+pub const NO_SOUND_CARD: &str = "no sound card found";
+
+/// The machine has no sound card for ALSA to play on (no playback device in /dev/snd). ALSA
+/// configurations that play elsewhere (a file, a network) still open; this only names the
+/// reason when nothing did.
+fn no_sound_card() -> bool {
+    std::fs::read_dir("/dev/snd").map_or(true, |dir| {
+        !dir.flatten().any(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            name.starts_with("pcmC") && name.ends_with('p')
+        })
+    })
+}
+
+/// alsa-lib prints its own errors to stderr (a page of them when there is no sound card): they
+/// are silenced once, and the daemon says in one line what went wrong.
+#[cfg(target_os = "linux")]
+fn quiet_alsa() {
+    use std::os::raw::{c_char, c_int};
+    type Handler = unsafe extern "C" fn(*const c_char, c_int, *const c_char, c_int, *const c_char);
+    #[link(name = "asound")]
+    extern "C" {
+        fn snd_lib_error_set_handler(handler: Option<Handler>) -> c_int;
+    }
+    // alsa-lib calls the handler with more (variadic) arguments, which it ignores; on the C
+    // calling conventions of Linux the caller removes them.
+    unsafe extern "C" fn silent(
+        _file: *const c_char,
+        _line: c_int,
+        _function: *const c_char,
+        _err: c_int,
+        _fmt: *const c_char,
+    ) {
+    }
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    // SAFETY: sets a process-wide handler once, to a function that touches nothing.
+    ONCE.call_once(|| unsafe {
+        snd_lib_error_set_handler(Some(silent));
+    });
+}
+
+#[cfg(not(target_os = "linux"))]
+fn quiet_alsa() {}
+
 /// Lists the output devices by name, for the config's `speech.device`.
 pub fn device_names() -> Vec<String> {
+    quiet_alsa();
     let host = cpal::default_host();
     host.output_devices()
         .map(|ds| {
