@@ -5,7 +5,7 @@ use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
 use chessboardd::board::simulate::{self, Protocol, SimOptions};
-use chessboardd::board::BoardSpec;
+use chessboardd::board::{discover, BoardSpec};
 use chessboardd::config::{self, Config};
 use chessboardd::daemon::Source;
 use chessboardd::engine::clock::TimeControl;
@@ -36,6 +36,8 @@ pub const EXIT_IN_USE: u8 = 75;
 pub const EXIT_NOPERM: u8 = 77;
 /// EX_IOERR from sysexits.h: the game record cannot be read for another reason.
 pub const EXIT_IOERR: u8 = 74;
+/// EX_UNAVAILABLE from sysexits.h: `say` had no sound card to speak on.
+pub const EXIT_NO_SOUND: u8 = 69;
 
 #[derive(clap::Args, Clone, Default)]
 pub struct GameFlags {
@@ -208,13 +210,25 @@ fn speech_from(cfg: &Config, flags: &SpeechFlags) -> Result<SpeechConfig, Fail> 
     Ok(sc)
 }
 
+/// Why there is no sound, in one phrase: "no sound card found", or "no sound (the reason)".
+fn no_sound(why: &str) -> String {
+    if why == chessboardd::speech::audio::NO_SOUND_CARD {
+        why.to_string()
+    } else {
+        format!("no sound ({why})")
+    }
+}
+
 /// Starts the speaker; without one (no voice, no pack) the daemon goes on with text only.
 fn start_speaker(sc: SpeechConfig) -> Option<Speaker> {
     let wants_sound = sc.backend != Backend::Text && sc.audio_out.is_none();
     match Speaker::start(sc) {
         Ok((speaker, no_device)) => {
             if let Some(why) = no_device.filter(|_| wants_sound) {
-                tracing::warn!("no sound ({why}); announcements are printed only");
+                tracing::warn!(
+                    "{}: announcements are printed only; see Troubleshooting in the README",
+                    no_sound(&why)
+                );
             }
             Some(speaker)
         }
@@ -344,10 +358,17 @@ pub fn say(
     };
     println!("{text}");
     let (mut speaker, no_device) = Speaker::start(sc).map_err(|e| Fail(1, e.to_string()))?;
-    if let Some(why) =
-        no_device.filter(|_| flags.audio_out.is_none() && flags.speech.as_deref() != Some("text"))
-    {
-        eprintln!("chessboardd: no sound ({why})");
+    let no_sound_why =
+        no_device.filter(|_| flags.audio_out.is_none() && flags.speech.as_deref() != Some("text"));
+    if let Some(why) = no_sound_why {
+        speaker.finish();
+        return Err(Fail(
+            EXIT_NO_SOUND,
+            format!(
+                "{}: the text was printed, not spoken; see Troubleshooting in the README",
+                no_sound(&why)
+            ),
+        ));
     }
     speaker.say(&text, Class::Info, None);
     let report = speaker.finish();
@@ -557,6 +578,9 @@ pub struct ControlFlags {
     /// host's name
     #[arg(long, value_name = "ID")]
     pub board_id: Option<String>,
+    /// (Tests) Look for an unconfigured board under DIR/dev and DIR/sys instead of /dev, /sys
+    #[arg(long, value_name = "DIR", hide = true)]
+    pub discover_root: Option<PathBuf>,
 }
 
 /// The broker to use: `--mqtt URL` with the config's `[mqtt]` credentials and TLS files, or the
@@ -681,6 +705,83 @@ fn for_everyone(kind: &EventKind) -> bool {
     }
 }
 
+/// Which board `run` would read with this config (for `check-config`).
+pub fn board_in_use(cfg: &Config) -> String {
+    if cfg.boards.len() > 1 {
+        return format!("boards: {}", cfg.boards.join(", "));
+    }
+    match (&cfg.board, discover::find(&discover::Roots::default())) {
+        (Some(spec), _) => format!("board: {spec}"),
+        (None, Some(found)) => format!(
+            "board: none configured; run would use {} ({})",
+            found.spec, found.how
+        ),
+        (None, None) => "board: none configured, none found; run would wait for one \
+                         (a DGT board on USB, /dev/dgt-board or /dev/chessboard)"
+            .to_string(),
+    }
+}
+
+/// Set by SIGTERM or SIGINT while `run` waits for a board.
+static STOP_WAITING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+extern "C" fn stop_waiting(_: libc::c_int) {
+    STOP_WAITING.store(true, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// No board configured: the one [`discover::find`] recognises, as soon as there is one. Until
+/// then the daemon waits: it says once what it waits for ("Warte auf das Brett") and logs what
+/// to configure, tells systemd it is up (so the service is not started again and again), and
+/// looks again every 2 s. SIGTERM ends the wait (exit 0).
+fn wait_for_board(
+    roots: &discover::Roots,
+    cfg: &Config,
+    speech_flags: &SpeechFlags,
+) -> Result<BoardSpec, Fail> {
+    if let Some(found) = discover::find(roots) {
+        tracing::info!("no board configured: using {} ({})", found.spec, found.how);
+        return Ok(found.spec);
+    }
+    tracing::warn!(
+        "no board configured, and none found (a DGT board on USB, or /dev/dgt-board, \
+         /dev/chessboard of the udev rules): set [board] driver and port in {} \
+         (see README, \"Running as a service\"); waiting for a board to be plugged in",
+        chessboardd::config::DEFAULT_PATH
+    );
+    let notify = chessboardd::notify::Notifier::from_env();
+    notify.ready("waiting for a board: none configured, none found");
+    // SAFETY: the handlers only set an atomic flag.
+    unsafe {
+        libc::signal(libc::SIGTERM, stop_waiting as *const () as libc::sighandler_t);
+        libc::signal(libc::SIGINT, stop_waiting as *const () as libc::sighandler_t);
+    }
+    if let Ok(sc) = speech_from(cfg, speech_flags) {
+        if let Some(mut speaker) = start_speaker(sc) {
+            let text = cfg.settings.phrases.words.board_waiting.clone();
+            println!("{text}");
+            speaker.say(&text, Class::Error, None);
+            speaker.finish();
+        }
+    }
+    loop {
+        for _ in 0..20 {
+            if STOP_WAITING.load(std::sync::atomic::Ordering::SeqCst) {
+                return Err(Fail(0, "stopped while waiting for a board".into()));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        if let Some(found) = discover::find(roots) {
+            tracing::info!("a board is there: using {} ({})", found.spec, found.how);
+            // SAFETY: back to the default handlers; the daemon installs its own.
+            unsafe {
+                libc::signal(libc::SIGTERM, libc::SIG_DFL);
+                libc::signal(libc::SIGINT, libc::SIG_DFL);
+            }
+            return Ok(found.spec);
+        }
+    }
+}
+
 /// `run`: `sim` is the simulated board's speed and tempo (`--speed`, `--reply-ms`).
 pub fn run(
     board: Option<&str>,
@@ -695,17 +796,28 @@ pub fn run(
     let start = fen.map(position).transpose()?;
     let mut cfg = config_from(flags, true)?;
     let board_flag = board;
-    let spec = match board {
-        Some(b) => b
-            .parse::<BoardSpec>()
-            .map_err(|e| Fail(EXIT_CONFIG, format!("--board: {e}")))?,
-        None => cfg.board.clone().ok_or_else(|| {
-            Fail(
-                EXIT_CONFIG,
-                "no board: give --board, or set board.driver (and board.port) in the config".into(),
-            )
-        })?,
-    };
+    let spec =
+        match board {
+            Some(b) => b
+                .parse::<BoardSpec>()
+                .map_err(|e| Fail(EXIT_CONFIG, format!("--board: {e}")))?,
+            None => match cfg.board.clone() {
+                Some(spec) => spec,
+                None if cfg.boards.len() > 1 => return Err(Fail(
+                    EXIT_CONFIG,
+                    "no board: give --board, or set board.driver (and board.port) in the config"
+                        .into(),
+                )),
+                // A fresh install: none configured yet. Find one, or wait for one.
+                None => {
+                    let roots = control_flags
+                        .discover_root
+                        .as_deref()
+                        .map_or_else(discover::Roots::default, discover::Roots::under);
+                    wait_for_board(&roots, &cfg, speech_flags)?
+                }
+            },
+        };
     let board = spec.to_string();
     if let Some(k) = &control_flags.keypad {
         cfg.control.keypad = Some(k.clone()).filter(|k| !k.is_empty());
@@ -1009,8 +1121,8 @@ pub fn bench_gpio(seconds: f64, rate: u32) -> Result<(), Fail> {
     let mut lines = Vec::new();
     for wiring in [
         Wiring::Matrix {
-            rows: [5, 6, 13, 19, 26, 12, 16, 20],
-            cols: [4, 17, 27, 22, 10, 9, 11, 21],
+            rows: chessboardd::config::DEFAULT_ROWS,
+            cols: chessboardd::config::DEFAULT_COLS,
         },
         Wiring::ShiftRegister {
             load: 23,

@@ -404,7 +404,10 @@ fn main() -> ExitCode {
                 .clone()
                 .unwrap_or_else(|| PathBuf::from(config::DEFAULT_PATH));
             Config::load(&path)
-                .map(|_| println!("{}: ok", path.display()))
+                .map(|cfg| {
+                    println!("{}: ok", path.display());
+                    println!("{}", commands::board_in_use(&cfg));
+                })
                 .map_err(|e| Fail(EXIT_CONFIG, e.to_string()))
         }
     };

@@ -4,6 +4,7 @@
 
 pub mod chesslink;
 pub mod dgt;
+pub mod discover;
 pub mod diy;
 pub mod gpio;
 pub mod serial;
