@@ -752,8 +752,14 @@ fn wait_for_board(
     notify.ready("waiting for a board: none configured, none found");
     // SAFETY: the handlers only set an atomic flag.
     unsafe {
-        libc::signal(libc::SIGTERM, stop_waiting as *const () as libc::sighandler_t);
-        libc::signal(libc::SIGINT, stop_waiting as *const () as libc::sighandler_t);
+        libc::signal(
+            libc::SIGTERM,
+            stop_waiting as *const () as libc::sighandler_t,
+        );
+        libc::signal(
+            libc::SIGINT,
+            stop_waiting as *const () as libc::sighandler_t,
+        );
     }
     if let Ok(sc) = speech_from(cfg, speech_flags) {
         if let Some(mut speaker) = start_speaker(sc) {
