@@ -111,7 +111,7 @@ install:
 		echo "udevadm control --reload && udevadm trigger (gpio, tty)"; \
 		udevadm control --reload && udevadm trigger --action=change --subsystem-match=gpio --subsystem-match=tty || true; \
 		echo "systemctl daemon-reload"; systemctl daemon-reload; \
-		echo "Installed. Choose the board in $(CONFDIR)/config.toml ([board]), then: sudo systemctl enable --now chessboardd"; \
+		echo "Installed. Choose the board in $(CONFDIR)/config.toml ([board]; a DGT board on USB is found by itself), then: sudo systemctl enable --now chessboardd"; \
 		echo "(On the machine that gathers a round: set [mqtt] url there, then sudo systemctl enable --now chessboardd-broadcast)"; \
 	elif [ -z "$(DESTDIR)" ]; then echo "note: systemd is not running here: udev rules and the unit apply at the next boot"; fi
 
