@@ -1,9 +1,10 @@
 //! The control socket's server: one command a line, one JSON answer a line, for the members of
 //! the daemon's group, who may be careless or hostile. What one client may take is bounded:
 //!
-//! - at most [`MAX_CONNECTIONS`] connections at once; a new one over the limit closes the one
-//!   that has gone longest without a command (it is told so in one line), so that clients that
-//!   hold connections open cannot shut out the arbiter's `ctl`;
+//! - at most [`MAX_CONNECTIONS`] connections at once; a new one over the limit closes another
+//!   (which is told so in one line): one that sent a line too long or not text, else the one
+//!   that has gone longest without a command. Clients that hold connections open cannot shut
+//!   out the arbiter's `ctl`, which sends its command at once;
 //! - a line is at most [`MAX_LINE`] bytes: a longer one is answered with an error naming the
 //!   limit, and the rest of it is read and thrown away up to its newline, never kept;
 //! - a line that is not UTF-8 text is answered with an error, and the connection stays;
@@ -102,33 +103,49 @@ impl Splitter {
     }
 }
 
-/// The open connections: when each last gave a command, and how to close it.
+/// An open connection: when it last gave a command, whether it sent a line too long or not
+/// text, and how to close it.
+struct Open {
+    active: Instant,
+    careless: bool,
+    close: Arc<Notify>,
+}
+
+/// The open connections.
 #[derive(Default)]
 struct Connections {
     next: u64,
-    open: HashMap<u64, (Instant, Arc<Notify>)>,
+    open: HashMap<u64, Open>,
 }
 
 impl Connections {
-    /// Makes room for one more: over the limit, the connection longest without a command is
-    /// told to close. Returns the new connection's number and its closing signal.
+    /// Makes room for one more: over the limit, a careless connection, else the one longest
+    /// without a command, is told to close. Returns the new connection's number and its
+    /// closing signal.
     fn add(&mut self, now: Instant) -> (u64, Arc<Notify>) {
         while self.open.len() >= MAX_CONNECTIONS {
-            let Some(oldest) = self
+            let Some(first) = self
                 .open
                 .iter()
-                .min_by_key(|(_, (t, _))| *t)
+                .min_by_key(|(_, o)| (!o.careless, o.active))
                 .map(|(id, _)| *id)
             else {
                 break;
             };
-            if let Some((_, close)) = self.open.remove(&oldest) {
-                close.notify_one();
+            if let Some(o) = self.open.remove(&first) {
+                o.close.notify_one();
             }
         }
         self.next += 1;
         let close = Arc::new(Notify::new());
-        self.open.insert(self.next, (now, close.clone()));
+        self.open.insert(
+            self.next,
+            Open {
+                active: now,
+                careless: false,
+                close: close.clone(),
+            },
+        );
         (self.next, close)
     }
 }
@@ -137,9 +154,14 @@ impl Connections {
 struct Registered(Arc<Mutex<Connections>>, u64);
 
 impl Registered {
-    fn active(&self) {
-        if let Some((t, _)) = self.0.lock().expect("not poisoned").open.get_mut(&self.1) {
-            *t = Instant::now();
+    /// It gave a command (`true`), or sent a line too long or not text.
+    fn gave(&self, command: bool) {
+        if let Some(o) = self.0.lock().expect("not poisoned").open.get_mut(&self.1) {
+            if command {
+                o.active = Instant::now();
+            } else {
+                o.careless = true;
+            }
         }
     }
 }
@@ -218,7 +240,7 @@ async fn session(
             let answer = match line {
                 Line::Text(text) => {
                     idle_until = Instant::now() + IDLE;
-                    me.active();
+                    me.gave(true);
                     let (answer_tx, answer_rx) = oneshot::channel();
                     if tx.send((text, Some(answer_tx))).is_err() {
                         return;
@@ -226,10 +248,17 @@ async fn session(
                     let Ok(answer) = answer_rx.await else { return };
                     answer
                 }
-                Line::TooLong => error_answer(&format!(
-                    "a command line is at most {MAX_LINE} bytes; the rest of this one is skipped"
-                )),
-                Line::NotUtf8 => error_answer("a command line must be UTF-8 text"),
+                Line::TooLong => {
+                    me.gave(false);
+                    error_answer(&format!(
+                        "a command line is at most {MAX_LINE} bytes; the rest of this one is \
+                         skipped"
+                    ))
+                }
+                Line::NotUtf8 => {
+                    me.gave(false);
+                    error_answer("a command line must be UTF-8 text")
+                }
             };
             if !reply(&mut write, &answer).await {
                 return;
@@ -275,6 +304,9 @@ pub fn serve(
                 .add(Instant::now());
             let me = Registered(connections.clone(), id);
             tokio::spawn(session(stream, tx.clone(), me, close));
+            // A burst of connections does not keep those accepted from reading their first
+            // line before the next ones push them out.
+            tokio::task::yield_now().await;
         }
     });
     Ok((task, file))
@@ -348,10 +380,15 @@ mod tests {
             closes.push(c.add(t0 + Duration::from_millis(i as u64)));
         }
         // The first one gave a command a moment ago: the second is the idlest.
-        c.open.get_mut(&closes[0].0).unwrap().0 = t0 + Duration::from_secs(1);
-        let (_, _new) = c.add(t0 + Duration::from_secs(2));
+        c.open.get_mut(&closes[0].0).unwrap().active = t0 + Duration::from_secs(1);
+        let (new, _) = c.add(t0 + Duration::from_secs(2));
         assert_eq!(c.open.len(), MAX_CONNECTIONS);
         assert!(!c.open.contains_key(&closes[1].0));
         assert!(c.open.contains_key(&closes[0].0));
+        // One that sent a line too long goes first, however recent.
+        c.open.get_mut(&new).unwrap().careless = true;
+        c.add(t0 + Duration::from_secs(3));
+        assert!(!c.open.contains_key(&new));
+        assert!(c.open.contains_key(&closes[2].0));
     }
 }
