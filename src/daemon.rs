@@ -215,60 +215,7 @@ pub fn spawn_driver(
 
 /// A command line from the control socket, a keypad or a button, and where its answer goes
 /// (keys and buttons want none: the answer is spoken).
-type ControlRequest = (String, Option<tokio::sync::oneshot::Sender<String>>);
-
-/// Listens on the control socket: one command a line, one JSON answer a line.
-fn serve_control(
-    path: &std::path::Path,
-    tx: mpsc::UnboundedSender<ControlRequest>,
-) -> std::io::Result<tokio::task::JoinHandle<()>> {
-    use std::os::unix::fs::PermissionsExt;
-    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-    // A socket left by a daemon that died is in the way.
-    if std::fs::symlink_metadata(path).is_ok_and(|m| {
-        use std::os::unix::fs::FileTypeExt;
-        m.file_type().is_socket()
-    }) {
-        let _ = std::fs::remove_file(path);
-    }
-    let listener = tokio::net::UnixListener::bind(path)?;
-    // The daemon's group may use it (the arbiter, a kiosk's scripts).
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o660))?;
-    Ok(tokio::spawn(async move {
-        loop {
-            let stream = match listener.accept().await {
-                Ok((s, _)) => s,
-                // Out of descriptors, a client gone: the socket stays.
-                Err(e) => {
-                    tracing::debug!("control socket: {e}");
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                    continue;
-                }
-            };
-            let tx = tx.clone();
-            tokio::spawn(async move {
-                use tokio::io::AsyncReadExt;
-                let (read, mut write) = stream.into_split();
-                // A session's commands are short: one that sends endless text is cut off.
-                let mut lines = BufReader::new(read.take(1 << 20)).lines();
-                while let Ok(Some(line)) = lines.next_line().await {
-                    let (reply_tx, reply_rx) = tokio::sync::oneshot::channel();
-                    if tx.send((line, Some(reply_tx))).is_err() {
-                        break;
-                    }
-                    let Ok(answer) = reply_rx.await else { break };
-                    if write
-                        .write_all(format!("{answer}\n").as_bytes())
-                        .await
-                        .is_err()
-                    {
-                        break;
-                    }
-                }
-            });
-        }
-    }))
-}
+type ControlRequest = crate::control::socket::Request;
 
 /// How the daemon runs.
 #[derive(Clone, Debug, Default)]
@@ -592,8 +539,9 @@ pub async fn run_boards(
     let (ctl_tx, mut ctl_rx) = mpsc::unbounded_channel::<ControlRequest>();
     let control_threads = spawn_controls(&controls, &gpio_chip, &ctl_tx, &stop);
     let _listener = match socket {
-        Some(path) => match serve_control(&path, ctl_tx) {
-            Ok(task) => Some(task),
+        // The socket file goes when the daemon stops (this is dropped at the end of the run).
+        Some(path) => match crate::control::socket::serve(&path, ctl_tx) {
+            Ok(served) => Some(served),
             Err(e) => {
                 tracing::error!("control socket {}: {e}", path.display());
                 None

@@ -234,9 +234,12 @@ impl Daemon {
 
 impl Drop for Daemon {
     fn drop(&mut self) {
-        let _ = Proc::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status();
+        // A test may have stopped it already.
+        if let Ok(None) = self.child.try_wait() {
+            let _ = Proc::new("kill")
+                .args(["-TERM", &self.child.id().to_string()])
+                .status();
+        }
         let _ = self.child.wait();
         let _ = std::fs::remove_dir_all(&self.dir);
     }
@@ -493,4 +496,278 @@ fn answers_in_the_words_of_each_language() {
     assert_eq!(ask(&mut sv, t, "claim"), "Krav med nästa drag");
     assert_eq!(ask(&mut sv, t, "resign"), "Tryck igen för att bekräfta");
     assert_eq!(ask(&mut sv, t, "resign"), "Svart ger upp. Vit vinner");
+}
+
+/// The lines of the control socket's answers on one connection.
+struct Conn(std::io::BufReader<std::os::unix::net::UnixStream>);
+
+impl Conn {
+    fn open(socket: &std::path::Path) -> Conn {
+        let s = std::os::unix::net::UnixStream::connect(socket).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        Conn(std::io::BufReader::new(s))
+    }
+
+    fn send(&mut self, bytes: &[u8]) {
+        use std::io::Write;
+        self.0.get_mut().write_all(bytes).unwrap();
+    }
+
+    /// The next answer line, as it came.
+    fn answer(&mut self) -> String {
+        use std::io::BufRead;
+        let mut line = String::new();
+        self.0.read_line(&mut line).unwrap();
+        line
+    }
+
+    fn ask(&mut self, bytes: &[u8]) -> serde_json::Value {
+        self.send(bytes);
+        let line = self.answer();
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line:?}"))
+    }
+}
+
+/// What a careless client sends is answered with an error that names the limit and repeats
+/// nothing of it, the connection going on; one connection over the limit closes the idlest.
+#[test]
+fn careless_lines_are_answered_without_echo_and_do_not_shut_others_out() {
+    let d = Daemon::start("careless", THREE_PLIES, 4, &[]);
+    d.wait_for("Nf3", |v| v["type"] == "move" && v["san"] == "Nf3");
+    let mut c = Conn::open(&d.socket);
+    // A line over 4 KiB: an error naming the limit, at once, without the line.
+    let long = format!("square {}", "Q".repeat(5000));
+    c.send(&long.as_bytes()[..4200]);
+    let v: serde_json::Value = serde_json::from_str(&c.answer()).unwrap();
+    assert_eq!(v["ok"], false, "{v}");
+    let error = v["error"].as_str().unwrap();
+    assert!(error.contains("4096 bytes"), "{error}");
+    assert!(!v.to_string().contains("QQ"), "{v}");
+    // Its rest is skipped, and the next line is a command again.
+    c.send(&long.as_bytes()[4200..]);
+    assert_eq!(c.ask(b"\nlast\n")["text"], "Springer Felix drei");
+    // Not UTF-8: an error, and the connection stays.
+    let v = c.ask(b"squ\xffare e4\n");
+    assert_eq!(v["ok"], false, "{v}");
+    assert!(v["error"].as_str().unwrap().contains("UTF-8"), "{v}");
+    assert_eq!(c.ask(b"turn\n")["text"], "Schwarz am Zug");
+    // An unknown command and a bad argument are not repeated.
+    let v = c.ask(b"MARKER-one two\n");
+    assert_eq!(v["ok"], false);
+    assert!(!v.to_string().contains("MARKER"), "{v}");
+    let v = c.ask(b"position MARKER\n");
+    assert!(!v.to_string().contains("MARKER"), "{v}");
+    // 32 connections held open, and one more: the one longest without a command is closed
+    // with a word why, and the newcomer is answered.
+    let mut held: Vec<Conn> = (0..32).map(|_| Conn::open(&d.socket)).collect();
+    std::thread::sleep(Duration::from_millis(200));
+    let mut late = Conn::open(&d.socket);
+    assert_eq!(late.ask(b"last\n")["text"], "Springer Felix drei");
+    let closed = c.answer();
+    assert!(closed.contains("32 connections"), "{closed:?}");
+    assert_eq!(c.answer(), "", "closed after saying why");
+    assert_eq!(held[31].ask(b"turn\n")["text"], "Schwarz am Zug");
+}
+
+/// The socket file goes with the daemon, on SIGTERM and on ctrl-c.
+#[test]
+fn the_socket_file_is_removed_at_exit() {
+    for signal in ["-TERM", "-INT"] {
+        let mut d = Daemon::start("exit", THREE_PLIES, 4, &[]);
+        let t0 = Instant::now();
+        while std::os::unix::net::UnixStream::connect(&d.socket).is_err() {
+            assert!(t0.elapsed() < Duration::from_secs(10), "no socket");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = Proc::new("kill")
+            .args([signal, &d.child.id().to_string()])
+            .status();
+        let status = d.child.wait().unwrap();
+        assert!(status.success(), "{signal}: {status}");
+        assert!(!d.socket.exists(), "{signal}: the socket file is left");
+    }
+}
+
+/// The daemon's resident memory, in KiB: VmRSS and its peak, VmHWM.
+fn rss_kib(pid: u32) -> (u64, u64) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    };
+    (field("VmRSS:"), field("VmHWM:"))
+}
+
+/// Hostile clients: `n` connections, half of them sending a megabyte without a newline, half
+/// holding the connection open, each opened again when the daemon closes it, until `stop`.
+/// Returns the connections opened.
+fn flood(socket: &std::path::Path, n: usize, stop: &std::sync::atomic::AtomicBool) -> usize {
+    use std::io::{ErrorKind, Read, Write};
+    use std::os::unix::net::UnixStream;
+    use std::sync::atomic::Ordering;
+    let chunk = vec![b'x'; 64 * 1024];
+    let open = || {
+        let s = UnixStream::connect(socket).ok()?;
+        s.set_nonblocking(true).ok()?;
+        Some(s)
+    };
+    // Each connection, whether it writes, and how much it has sent.
+    let mut conns: Vec<(Option<UnixStream>, bool, usize)> =
+        (0..n).map(|i| (None, i % 2 == 0, 0)).collect();
+    let mut opened = 0;
+    let mut buf = [0u8; 4096];
+    while !stop.load(Ordering::Relaxed) {
+        for (conn, writes, sent) in conns.iter_mut() {
+            let Some(s) = conn else {
+                *conn = open();
+                opened += usize::from(conn.is_some());
+                *sent = 0;
+                continue;
+            };
+            let mut gone = false;
+            match s.read(&mut buf) {
+                Ok(0) => gone = true,
+                Ok(_) => {}
+                Err(e) if e.kind() == ErrorKind::WouldBlock => {}
+                Err(_) => gone = true,
+            }
+            if *writes && *sent < 1 << 20 && !gone {
+                match s.write(&chunk[..chunk.len().min((1 << 20) - *sent)]) {
+                    Ok(k) => *sent += k,
+                    Err(e) if e.kind() == ErrorKind::WouldBlock => {}
+                    Err(_) => gone = true,
+                }
+            }
+            if gone {
+                *conn = None;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    opened
+}
+
+/// Issue 15: 500 hostile clients flood the control socket. The daemon's memory stays under
+/// 40 MB, the moves are recorded on time, and `ctl` is answered within a second.
+#[test]
+fn a_flood_on_the_socket_neither_bloats_nor_stalls_the_daemon() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, Mutex};
+    let game = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/games/selfplay-400.pgn"
+    ))
+    .unwrap();
+    let mut d = Daemon::start("flood", &game, 1, &[]);
+    let pid = d.child.id();
+    // The moves as they come: when, and the daemon's time of each.
+    let (_keep, none) = std::sync::mpsc::channel();
+    let events = std::mem::replace(&mut d.events, none);
+    let moves: Arc<Mutex<Vec<(Instant, u64)>>> = Arc::default();
+    let seen = moves.clone();
+    std::thread::spawn(move || {
+        for v in events.iter() {
+            if v["type"] == "move" {
+                let t = v["t"].as_u64().unwrap();
+                seen.lock().unwrap().push((Instant::now(), t));
+            }
+        }
+    });
+    let moves_before = |n: usize| {
+        let t0 = Instant::now();
+        while moves.lock().unwrap().len() < n {
+            assert!(t0.elapsed() < Duration::from_secs(20), "no moves");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    moves_before(3);
+    let (rss_before, _) = rss_kib(pid);
+    // How late a move arrives, against the first ones.
+    let offset = |(at, t): (Instant, u64)| at - Duration::from_millis(t);
+    let on_time = moves
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|m| offset(*m))
+        .max()
+        .unwrap();
+    let flood_start = Instant::now();
+    let stop = Arc::new(AtomicBool::new(false));
+    let floods: Vec<_> = (0..4)
+        .map(|_| {
+            let (socket, stop) = (d.socket.clone(), stop.clone());
+            std::thread::spawn(move || flood(&socket, 125, &stop))
+        })
+        .collect();
+    let peak = Arc::new(std::sync::atomic::AtomicU64::new(rss_before));
+    let sampler = {
+        let (peak, stop) = (peak.clone(), stop.clone());
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                peak.fetch_max(rss_kib(pid).0, Ordering::Relaxed);
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        })
+    };
+    // The arbiter asks, again and again, during the flood.
+    std::thread::sleep(Duration::from_secs(1));
+    let mut answers = Vec::new();
+    while flood_start.elapsed() < Duration::from_secs(9) {
+        let t = Instant::now();
+        let o = Proc::new(env!("CARGO_BIN_EXE_chessboardd"))
+            .args(["ctl", "--socket", d.socket.to_str().unwrap(), "turn"])
+            .output()
+            .unwrap();
+        let took = t.elapsed();
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(out.contains("\"ok\":true"), "ctl during the flood: {out:?}");
+        answers.push(took);
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    stop.store(true, Ordering::Relaxed);
+    let opened: usize = floods.into_iter().map(|f| f.join().unwrap()).sum();
+    let _ = sampler.join();
+    let (rss_after, hwm) = rss_kib(pid);
+    let peak = peak.load(Ordering::Relaxed).max(hwm);
+    let during: Vec<Duration> = moves
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(at, _)| *at > flood_start)
+        .map(|m| offset(*m).saturating_duration_since(on_time))
+        .collect();
+    let slowest = answers.iter().max().copied().unwrap_or_default();
+    let latest = during.iter().max().copied().unwrap_or_default();
+    println!(
+        "flood: {opened} hostile connections opened; daemon RSS before {} KiB, peak {} KiB, \
+         after {} KiB",
+        rss_before, peak, rss_after
+    );
+    println!(
+        "ctl turn: {} answers, slowest {:.0} ms, median {:.0} ms",
+        answers.len(),
+        slowest.as_secs_f64() * 1000.0,
+        {
+            let mut a = answers.clone();
+            a.sort();
+            a[a.len() / 2].as_secs_f64() * 1000.0
+        }
+    );
+    println!(
+        "moves during the flood: {}, the latest {:.0} ms later than before it",
+        during.len(),
+        latest.as_secs_f64() * 1000.0
+    );
+    assert!(opened >= 500, "{opened} connections");
+    assert!(peak < 40 * 1024, "peak RSS {peak} KiB");
+    assert!(slowest < Duration::from_secs(1), "ctl took {slowest:?}");
+    assert!(during.len() >= 3, "{} moves during the flood", during.len());
+    assert!(
+        latest < Duration::from_millis(500),
+        "a move {latest:?} late"
+    );
 }

@@ -6,6 +6,7 @@
 pub mod buttons;
 pub mod keypad;
 pub mod keys;
+pub mod socket;
 
 use std::str::FromStr;
 
@@ -91,9 +92,8 @@ impl FromStr for Parsed {
                         "white" => color = Some(Color::White),
                         "black" => color = Some(Color::Black),
                         other => {
-                            piece = Some(role(other).ok_or_else(|| {
-                                bad(&format!("'{other}' is neither a side nor a piece"))
-                            })?)
+                            piece =
+                                Some(role(other).ok_or_else(|| bad("neither a side nor a piece"))?)
                         }
                     }
                 }
@@ -152,19 +152,29 @@ impl FromStr for Parsed {
                 | "volume",
                 _,
             ) => return Err(bad("wrong number of arguments")),
-            _ => return Err(format!("unknown command '{name}' (commands: {COMMANDS})")),
+            // What the client sent is not repeated (it may be long, or made to mislead).
+            _ => return Err(format!("unknown command (commands: {COMMANDS})")),
         };
         Ok(Parsed(cmd))
     }
 }
 
-/// The JSON answer to a command line.
+/// Whether `name` is the name of a command (the first word of a command line).
+fn known(name: &str) -> bool {
+    COMMAND_NAMES
+        .iter()
+        .any(|c| c.split(' ').next() == Some(name))
+}
+
+/// The JSON answer to a command line whose first word is `command`. An answer never repeats
+/// what the client sent: an unknown command's name is left out.
 pub fn answer(command: &str, result: Result<String, String>) -> String {
     let v = match result {
         Ok(text) => serde_json::json!({"ok": true, "command": command, "text": text}),
-        Err(error) => {
+        Err(error) if known(command) => {
             serde_json::json!({"ok": false, "command": command, "error": error, "text": error})
         }
+        Err(error) => serde_json::json!({"ok": false, "error": error, "text": error}),
     };
     v.to_string()
 }
@@ -241,5 +251,26 @@ mod tests {
         ] {
             assert!(p(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn an_error_answer_does_not_repeat_the_line() {
+        for line in [
+            "\u{1b}[2Jrm -rf / please",
+            "position green",
+            "moves lots-and-lots",
+            "square <script>",
+        ] {
+            let name = line.split_whitespace().next().unwrap();
+            let a = answer(name, line.parse::<Parsed>().map(|_| String::new()));
+            let v: serde_json::Value = serde_json::from_str(&a).unwrap();
+            assert_eq!(v["ok"], false, "{a}");
+            for word in line.split_whitespace().filter(|w| !known(w)) {
+                assert!(!a.contains(word), "{line}: {a}");
+            }
+        }
+        // A known command's errors still name it.
+        let a = answer("rank", "rank 9".parse::<Parsed>().map(|_| String::new()));
+        assert!(a.contains("\"command\":\"rank\""), "{a}");
     }
 }

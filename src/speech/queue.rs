@@ -6,6 +6,8 @@
 //!   announcement of the same ply (the move made again) replaces an unspoken one.
 //! - Errors and move announcements interrupt query answers; queries never interrupt anything
 //!   and wait behind everything else.
+//! - At most [`MAX_QUERIES`] query answers wait: one more is dropped (a flood of questions on
+//!   the control socket must not pile up hours of speech). Nothing else is ever dropped.
 
 use std::collections::VecDeque;
 
@@ -28,15 +30,41 @@ pub struct Item {
     pub ply: Option<u32>,
 }
 
+/// Query answers that may wait to be said; more are dropped.
+pub const MAX_QUERIES: usize = 16;
+
+/// What became of an announcement given to the queue.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Pushed {
+    /// It is to interrupt the announcement being spoken.
+    pub interrupt: bool,
+    /// It was dropped: a query answer when [`MAX_QUERIES`] wait already.
+    pub dropped: bool,
+}
+
 #[derive(Debug, Default)]
 pub struct Queue {
     items: VecDeque<Item>,
 }
 
 impl Queue {
-    /// Adds an announcement. Returns true when it should interrupt `speaking` (the class of the
-    /// announcement being spoken, if any).
-    pub fn push(&mut self, item: Item, speaking: Option<Class>) -> bool {
+    /// Adds an announcement; says whether it should interrupt `speaking` (the class of the
+    /// announcement being spoken, if any), or was dropped (a query answer, the queue full of
+    /// them).
+    pub fn push(&mut self, item: Item, speaking: Option<Class>) -> Pushed {
+        if item.class == Class::Query
+            && self
+                .items
+                .iter()
+                .filter(|i| i.class == Class::Query)
+                .count()
+                >= MAX_QUERIES
+        {
+            return Pushed {
+                interrupt: false,
+                dropped: true,
+            };
+        }
         if let Some(ply) = item.ply {
             // The same ply announced again: the move was made anew.
             self.items.retain(|i| i.ply.is_none_or(|p| p < ply));
@@ -54,7 +82,10 @@ impl Queue {
                 .unwrap_or(self.items.len());
             self.items.insert(at, item);
         }
-        interrupt
+        Pushed {
+            interrupt,
+            dropped: false,
+        }
     }
 
     /// A move was taken back: its announcement, and those of later plies, are not to be said.
@@ -96,7 +127,10 @@ mod tests {
     fn moves_are_never_dropped_and_keep_their_order() {
         let mut q = Queue::default();
         for (id, ply) in [(1, 1), (2, 2), (3, 3)] {
-            assert!(!q.push(item(id, Class::Move, Some(ply)), Some(Class::Move)));
+            assert!(
+                !q.push(item(id, Class::Move, Some(ply)), Some(Class::Move))
+                    .interrupt
+            );
         }
         assert_eq!(ids(&mut q), vec![1, 2, 3]);
     }
@@ -117,11 +151,14 @@ mod tests {
     #[test]
     fn errors_interrupt_queries_and_queries_interrupt_nothing() {
         let mut q = Queue::default();
-        assert!(q.push(item(1, Class::Error, None), Some(Class::Query)));
-        assert!(q.push(item(2, Class::Move, Some(1)), Some(Class::Query)));
-        assert!(!q.push(item(3, Class::Query, None), Some(Class::Move)));
-        assert!(!q.push(item(4, Class::Error, None), Some(Class::Move)));
-        assert!(!q.push(item(5, Class::Info, None), Some(Class::Query)));
+        let interrupts = |q: &mut Queue, id, class, ply, speaking| {
+            q.push(item(id, class, ply), Some(speaking)).interrupt
+        };
+        assert!(interrupts(&mut q, 1, Class::Error, None, Class::Query));
+        assert!(interrupts(&mut q, 2, Class::Move, Some(1), Class::Query));
+        assert!(!interrupts(&mut q, 3, Class::Query, None, Class::Move));
+        assert!(!interrupts(&mut q, 4, Class::Error, None, Class::Move));
+        assert!(!interrupts(&mut q, 5, Class::Info, None, Class::Query));
     }
 
     #[test]
@@ -133,5 +170,28 @@ mod tests {
         q.push(item(4, Class::Error, None), None);
         assert_eq!(ids(&mut q), vec![2, 4, 1, 3]);
         assert!(q.is_empty());
+    }
+
+    #[test]
+    fn query_answers_are_bounded_and_moves_never_dropped() {
+        let mut q = Queue::default();
+        let n = MAX_QUERIES as u64;
+        for id in 0..n {
+            assert!(!q.push(item(id, Class::Query, None), None).dropped);
+        }
+        // The queue full of answers: one more is dropped, a move and an error are not.
+        assert!(q.push(item(n, Class::Query, None), None).dropped);
+        for ply in 1..=100 {
+            let pushed = q.push(item(1000 + u64::from(ply), Class::Move, Some(ply)), None);
+            assert!(!pushed.dropped);
+        }
+        assert!(!q.push(item(2000, Class::Error, None), None).dropped);
+        assert_eq!(q.len(), MAX_QUERIES + 101);
+        let said = ids(&mut q);
+        assert_eq!(said[..100], (1001..=1100).collect::<Vec<_>>()[..]);
+        assert_eq!(said[100], 2000);
+        assert_eq!(said[101..], (0..n).collect::<Vec<_>>()[..]);
+        // Said, they make room again.
+        assert!(!q.push(item(n + 1, Class::Query, None), None).dropped);
     }
 }

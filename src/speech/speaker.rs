@@ -312,6 +312,8 @@ struct State {
     report: Report,
     /// A new speech rate, for the synthesizer before its next phrase.
     rate: Option<u32>,
+    /// Query answers dropped since the queue was last not full of them.
+    dropped: u64,
 }
 
 impl State {
@@ -324,8 +326,30 @@ impl State {
     ) -> bool {
         match cmd {
             Cmd::Say(item, at) => {
-                self.submitted.insert(item.id, at);
-                self.queue.push(item, speaking.map(|s| s.0))
+                let (id, class) = (item.id, item.class);
+                let pushed = self.queue.push(item, speaking.map(|s| s.0));
+                if pushed.dropped {
+                    // Said once when it starts, and how many when it ends: a flood of
+                    // questions does not flood the log too.
+                    if self.dropped == 0 {
+                        tracing::warn!(
+                            "speech: {} answers to questions wait to be said; more are not said                              until they are (moves are always said)",
+                            super::queue::MAX_QUERIES
+                        );
+                    }
+                    self.dropped += 1;
+                } else {
+                    self.submitted.insert(id, at);
+                    // An answer taken again: the flood is over.
+                    if self.dropped > 0 && class == Class::Query {
+                        tracing::warn!(
+                            "speech: {} answers to questions were not said",
+                            self.dropped
+                        );
+                        self.dropped = 0;
+                    }
+                }
+                pushed.interrupt
             }
             Cmd::Retract(ply) => {
                 self.queue.retract_from(ply);
@@ -372,6 +396,7 @@ fn run(
         finishing: false,
         report: Report::default(),
         rate: None,
+        dropped: 0,
     };
     st.report.no_device = player.no_device.clone();
     loop {
