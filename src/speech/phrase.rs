@@ -224,6 +224,41 @@ pub struct Words {
 /// How many commands there are (`control::COMMAND_NAMES`).
 pub const COMMAND_COUNT: usize = 25;
 
+/// The words that are patterns, with the placeholders each must hold.
+pub const PATTERNS: &[(&str, &[&str])] = &[
+    ("low_time", &["{side}", "{time}"]),
+    ("may_claim_win", &["{side}"]),
+    ("square_flickers", &["{square}"]),
+];
+
+/// A pattern word (`low_time = "{side} noch {time}"`) holds each of its placeholders, and no
+/// other: without them the announcement would not say whose time or which square.
+pub fn check_placeholders(key: &str, text: &str) -> Result<(), String> {
+    let Some((_, needed)) = PATTERNS.iter().find(|(k, _)| *k == key) else {
+        return Ok(());
+    };
+    let accepted = needed.join(" and ");
+    for p in needed.iter() {
+        if !text.contains(p) {
+            return Err(format!(
+                "'{text}' lacks the placeholder {p} (accepted: a text with {accepted})"
+            ));
+        }
+    }
+    let mut rest = text;
+    while let Some(open) = rest.find('{') {
+        let close = rest[open..].find('}').map_or(rest.len(), |c| open + c + 1);
+        let found = &rest[open..close];
+        if !needed.contains(&found) {
+            return Err(format!(
+                "'{text}': unknown placeholder {found} (accepted: {accepted})"
+            ));
+        }
+        rest = &rest[close..];
+    }
+    Ok(())
+}
+
 /// Defines, from one list of the table's single-word fields, the config keys, the setter and the
 /// list of all texts, so that the three cannot drift apart.
 macro_rules! word_fields {
