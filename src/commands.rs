@@ -77,6 +77,21 @@ pub struct SpeechFlags {
     pub device: Option<String>,
 }
 
+/// The speeds of the simulated players (`demo`, `run`, `simulate`): how much faster than real time.
+pub const SPEEDS: std::ops::RangeInclusive<f64> = 0.1..=1000.0;
+
+/// `--speed` of `demo`, `run` and `simulate`: a number from 0.1 to 1000.
+pub fn parse_speed(s: &str) -> Result<f64, String> {
+    let speed: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{s}' is not a number (accepted: 0.1 to 1000)"))?;
+    if !SPEEDS.contains(&speed) {
+        return Err(format!("{speed} is out of range (accepted: 0.1 to 1000)"));
+    }
+    Ok(speed)
+}
+
 /// A failure with its exit status and message.
 pub struct Fail(pub u8, pub String);
 
@@ -126,27 +141,29 @@ pub fn config_from(flags: &GameFlags, use_default_path: bool) -> Result<Config, 
 
 pub fn replay(flags: &GameFlags, pgn_out: Option<&PathBuf>, script: &str) -> Result<(), Fail> {
     let cfg = config_from(flags, false)?;
-    let bytes = if script == "-" {
-        let mut b = Vec::new();
-        std::io::stdin().read_to_end(&mut b).map_err(|e| {
-            Fail(
+    // Bounded: no line over 64 KiB (so `/dev/zero` is refused at once, not read for ever).
+    let read = |r: &mut dyn Read, what: &str| {
+        chessboardd::bounded::read_text(r, usize::MAX).map_err(|e| match e {
+            chessboardd::bounded::TextError::Io(e) => {
+                Fail(EXIT_SCRIPT, format!("cannot read {what}: {e}"))
+            }
+            chessboardd::bounded::TextError::NotUtf8 { line, .. } => Fail(
                 EXIT_SCRIPT,
-                format!("cannot read the script from standard input: {e}"),
-            )
-        })?;
-        b
-    } else {
-        std::fs::read(script)
-            .map_err(|e| Fail(EXIT_SCRIPT, format!("cannot read {script}: {e}")))?
+                format!("line {line}: the script is not UTF-8 text"),
+            ),
+            e => Fail(EXIT_SCRIPT, format!("line {}", e.at_line())),
+        })
     };
-    let text = String::from_utf8(bytes).map_err(|e| {
-        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-        let line = valid.iter().filter(|b| **b == b'\n').count() + 1;
-        Fail(
-            EXIT_SCRIPT,
-            format!("line {line}: the script is not UTF-8 text"),
-        )
-    })?;
+    let text = if script == "-" {
+        read(
+            &mut std::io::stdin().lock(),
+            "the script from standard input",
+        )?
+    } else {
+        let mut f = std::fs::File::open(script)
+            .map_err(|e| Fail(EXIT_SCRIPT, format!("cannot read {script}: {e}")))?;
+        read(&mut f, script)?
+    };
     let lines =
         replay::parse_script(&text, &cfg.boards).map_err(|e| Fail(EXIT_SCRIPT, e.to_string()))?;
     let settings = cfg.settings;
@@ -259,12 +276,6 @@ pub fn demo(
     let Some(game) = games.into_iter().next() else {
         return Err(Fail(1, "the PGN holds no game".into()));
     };
-    if !(0.1..=1000.0).contains(&speed) {
-        return Err(Fail(
-            1,
-            format!("--speed {speed} is out of range (0.1 to 1000)"),
-        ));
-    }
     let start = game.start.clone();
     let inputs = sim::game_inputs(&start, &game.moves, &Gestures::default(), 1000);
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -547,6 +558,7 @@ pub fn voice_pack_check(lang: Option<&str>, dir: &Path) -> Result<(), Fail> {
 }
 
 fn position(fen: &str) -> Result<Chess, Fail> {
+    replay::check_counters(fen).map_err(|e| Fail(1, format!("--fen: {e}")))?;
     fen.parse::<Fen>()
         .map_err(|e| Fail(1, format!("--fen: {e}")))?
         .into_position(CastlingMode::Standard)
@@ -872,7 +884,16 @@ pub fn run(
         (_, None) => Source::from_spec(&spec, &cfg.gpio),
     };
     let mut boards = vec![(
-        first.map_err(|e| Fail(1, format!("--board {board}: {e}")))?,
+        // A simulated board's game that cannot be read is a mistake in the flags or the config,
+        // not a board that is off.
+        first.map_err(|e| {
+            let code = if matches!(spec, BoardSpec::Sim(_)) {
+                EXIT_CONFIG
+            } else {
+                1
+            };
+            Fail(code, format!("--board {board}: {e}"))
+        })?,
         None,
     )];
     if board_flag.is_none() && cfg.boards.len() > 1 {

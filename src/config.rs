@@ -205,6 +205,9 @@ pub struct RawAnnounce {
     pub sounds: Option<Spanned<Vec<String>>>,
 }
 
+/// The largest config read (a config is a page of text; this refuses `/dev/zero`).
+pub const MAX_CONFIG_BYTES: usize = 1 << 20;
+
 /// A config problem, already phrased for a person.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
@@ -335,6 +338,26 @@ fn suggest(message: &str) -> String {
     }
 }
 
+/// toml's and serde's words for what a value should be, in the config's own words (no type names
+/// from inside the program).
+fn plain_words(msg: &str, key: Option<String>) -> String {
+    let key = key.unwrap_or_default();
+    let list = key.ends_with(".rows") || key.ends_with(".cols") || key.ends_with(".lines");
+    if msg.contains("untagged enum LineSpec") || (list && msg.contains("expected a sequence")) {
+        return if list {
+            "expected a list of GPIO line numbers or names, like [5, 6, 13] or [\"GPIO5\", \"GPIO6\"]"
+                .into()
+        } else {
+            "expected a GPIO line number or name, like 5 or \"GPIO5\"".into()
+        };
+    }
+    if msg.contains("untagged enum Warnings") {
+        return "expected \"auto\" or a list of seconds, like [300, 60, 10]".into();
+    }
+    msg.replace("expected a sequence", "expected a list")
+        .replace("expected a boolean", "expected true or false")
+}
+
 struct Ctx<'a> {
     path: &'a Path,
     text: &'a str,
@@ -404,13 +427,32 @@ impl Ctx<'_> {
 impl Config {
     /// Reads and validates a config file.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let text = std::fs::read_to_string(path)
+        Config::load_checked(path).map(|(cfg, _)| cfg)
+    }
+
+    /// Reads and validates a config file; also returns its warnings (things `run` takes but a
+    /// person should know, like a password sent unencrypted), each with its file:line:col.
+    pub fn load_checked(path: &Path) -> Result<(Config, Vec<String>), ConfigError> {
+        let file = std::fs::File::open(path)
             .map_err(|e| ConfigError(format!("{}: cannot read the config: {e}", path.display())))?;
-        Config::parse(path, &text)
+        let text = crate::bounded::read_text(file, MAX_CONFIG_BYTES)
+            .map_err(|e| ConfigError(format!("{}:{}", path.display(), e.at_line())))?;
+        let mut warnings = Vec::new();
+        let cfg = Config::parse_warn(path, &text, &mut warnings)?;
+        Ok((cfg, warnings))
     }
 
     /// Validates config text; `path` is only used in messages.
     pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
+        Config::parse_warn(path, text, &mut Vec::new())
+    }
+
+    /// Validates config text, adding warnings to `warnings`.
+    pub fn parse_warn(
+        path: &Path,
+        text: &str,
+        warnings: &mut Vec<String>,
+    ) -> Result<Config, ConfigError> {
         // Several boards are written as [[board]] tables, one board as [board].
         let many = text
             .lines()
@@ -438,6 +480,7 @@ impl Config {
                 .replace('\n', "; ")
                 .replace("expected i64", "expected a whole number")
                 .replace("expected u32", "expected a whole number");
+            let msg = plain_words(&msg, e.span().and_then(|s| key_at(text, s.start)));
             match e.span() {
                 Some(span) => {
                     let (line, col) = line_col(text, span.start);
@@ -573,6 +616,10 @@ impl Config {
                 .words
                 .set(key, value.get_ref())
                 .or_else(|e| cx.err(value.span(), &format!("speech.words.{key}"), e))?;
+            if let Some(text) = value.get_ref().as_str() {
+                crate::speech::phrase::check_placeholders(key, text)
+                    .or_else(|e| cx.err(value.span(), &format!("speech.words.{key}"), e))?;
+            }
             words.push((key.clone(), value.get_ref().clone()));
         }
         let sp = &raw.speech;
@@ -661,6 +708,16 @@ impl Config {
             _ => None,
         };
         let (mqtt, has_url) = mqtt_config(&cx, &raw.mqtt)?;
+        if let (Some(m), Some(u)) = (&mqtt, &raw.mqtt.url) {
+            if has_url && !m.url.tls && (m.url.password.is_some() || m.password.is_some()) {
+                let (line, col) = line_col(text, u.span().start);
+                warnings.push(format!(
+                    "{}:{line}:{col}: mqtt.url: the password goes over the network unencrypted \
+                     (mqtt://); use mqtts:// to keep it secret",
+                    path.display()
+                ));
+            }
+        }
         settings.pgn_tags = game_tags(&cx, &raw.game)?;
         let mut specs = Vec::new();
         let mut devices = Vec::new();
@@ -928,6 +985,32 @@ fn board_spec(cx: &Ctx, b: &RawBoard, key: &str) -> Result<Option<BoardSpec>, Co
         Some(d) if !d.get_ref().trim().is_empty() => {
             let driver = d.get_ref().trim();
             let port = b.port.as_ref().map_or("", |p| p.get_ref().trim());
+            let port_key = key.replace("driver", "port");
+            if let Some(p) = b
+                .port
+                .as_ref()
+                .filter(|_| port.chars().any(char::is_control))
+            {
+                return cx.err(
+                    p.span(),
+                    &port_key,
+                    "a path has no control characters (a NUL, a newline); accepted: a device \
+                     such as \"/dev/ttyUSB0\", or a PGN file for sim"
+                        .into(),
+                );
+            }
+            if driver == "sim" && !port.is_empty() {
+                let span = b.port.as_ref().map_or(d.span(), |p| p.span());
+                crate::daemon::Source::simulated(Path::new(port), &Default::default())
+                    .map(|_| ())
+                    .or_else(|e| {
+                        cx.err(
+                            span,
+                            &port_key,
+                            format!("the simulated board's game cannot be read: {e}"),
+                        )
+                    })?;
+            }
             let spec = if port.is_empty() {
                 driver.to_string()
             } else {
@@ -1094,8 +1177,76 @@ fn gpio_config(cx: &Ctx, g: &RawGpio) -> Result<GpioConfig, ConfigError> {
             format!("{rotation} (accepted: 0, 90, 180, 270)"),
         );
     }
+    if let Some(c) = &g.chip {
+        let chip = c.get_ref().trim();
+        if chip.is_empty() || chip.chars().any(char::is_control) {
+            return cx.err(
+                c.span(),
+                "gpio.chip",
+                "no GPIO chip (accepted: a chip device such as \"/dev/gpiochip0\")".into(),
+            );
+        }
+    }
+    // A line used twice would be read (or driven) for two things at once.
+    let mut used: Vec<(&str, String)> = Vec::new();
+    let named: Vec<(&str, &Option<Spanned<Vec<LineSpec>>>)> = vec![
+        ("gpio.rows", &g.rows),
+        ("gpio.cols", &g.cols),
+        ("gpio.lines", &g.lines),
+    ];
+    let singles = [
+        ("gpio.load", &g.load),
+        ("gpio.clock", &g.clock),
+        ("gpio.data", &g.data),
+    ];
+    let mut check = |key: &'static str, span: std::ops::Range<usize>, line: String| {
+        if let Some((other, _)) = used.iter().find(|(_, l)| *l == line) {
+            let also = if *other == key {
+                format!("twice in {key}")
+            } else {
+                format!("in {other} too")
+            };
+            return cx.err(
+                span,
+                key,
+                format!(
+                    "line {line} is used {also} (each line is one row, one column or one signal)"
+                ),
+            );
+        }
+        used.push((key, line));
+        Ok(())
+    };
+    match &wiring {
+        GpioWiring::Matrix { .. } => {
+            for (key, v) in &named[..2] {
+                if let Some(list) = v {
+                    for l in list.get_ref() {
+                        check(key, list.span(), line_name(l))?;
+                    }
+                }
+            }
+        }
+        GpioWiring::Direct { .. } => {
+            if let Some(list) = &g.lines {
+                for l in list.get_ref() {
+                    check(named[2].0, list.span(), line_name(l))?;
+                }
+            }
+        }
+        GpioWiring::ShiftRegister { .. } => {
+            for (key, v) in singles {
+                if let Some(l) = v {
+                    check(key, l.span(), line_name(l.get_ref()))?;
+                }
+            }
+        }
+    }
     Ok(GpioConfig {
-        chip: g.chip.as_ref().map_or(d.chip, |c| c.get_ref().clone()),
+        chip: g
+            .chip
+            .as_ref()
+            .map_or(d.chip, |c| c.get_ref().trim().to_string()),
         wiring,
         rate_hz: cx.number(&g.rate_hz, "gpio.rate_hz", 10..=1000, 100, "scans a second")? as u32,
         mapping: Mapping {
@@ -1160,7 +1311,16 @@ fn command_line(cx: &Ctx, v: &Spanned<String>, key: &str) -> Result<String, Conf
     let line = v.get_ref().trim().to_string();
     match line.parse::<crate::control::Parsed>() {
         Ok(_) => Ok(line),
-        Err(e) => cx.err(v.span(), key, e),
+        // (The socket's answer leaves the command out; the config's owner wrote it: it is named,
+        // shown as the line of the file is.)
+        Err(e) => {
+            let name = line.split_whitespace().next().unwrap_or("");
+            let e = match e.strip_prefix("unknown command") {
+                Some(rest) => format!("unknown command '{}'{rest}", name.escape_debug()),
+                None => e,
+            };
+            cx.err(v.span(), key, e)
+        }
     }
 }
 
@@ -1251,6 +1411,9 @@ fn control_config(cx: &Ctx, c: &RawControl) -> Result<ControlConfig, ConfigError
             .map(|s| s.get_ref().trim().to_string())
             .filter(|s| !s.is_empty())
     };
+    if let (Some(sock), Some(s)) = (text(&c.socket), &c.socket) {
+        socket_dir(Path::new(&sock)).or_else(|e| cx.err(s.span(), "control.socket", e))?;
+    }
     Ok(ControlConfig {
         socket: text(&c.socket).map(PathBuf::from),
         keypad: text(&c.keypad),
@@ -1536,5 +1699,38 @@ mod reference_file {
                 );
             }
         }
+    }
+}
+
+/// The directory systemd makes for the service while it runs (`RuntimeDirectory=`): not there
+/// while the service is stopped, which is when its config is checked.
+const SERVICE_RUNTIME_DIR: &str = "/run/chessboardd";
+
+/// A control socket can be made at `path`: its directory exists (the daemon makes no
+/// directories).
+pub fn socket_dir(path: &Path) -> Result<(), String> {
+    if path
+        .as_os_str()
+        .as_encoded_bytes()
+        .iter()
+        .any(|b| b.is_ascii_control())
+    {
+        return Err("a path has no control characters (a NUL, a newline)".into());
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if dir == Path::new(SERVICE_RUNTIME_DIR) {
+        return Ok(());
+    }
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => Ok(()),
+        Ok(_) => Err(format!("{} is not a directory", dir.display())),
+        Err(e) => Err(format!(
+            "the socket's directory {} cannot be used ({e}); make it, or choose another path \
+             (the service's is /run/chessboardd/control.sock)",
+            dir.display()
+        )),
     }
 }

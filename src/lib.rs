@@ -3,6 +3,7 @@
 //! `engine` is the pure core; `replay` and `daemon` drive it; `sim` makes simulated boards.
 
 pub mod board;
+pub mod bounded;
 pub mod brf;
 pub mod broadcast;
 pub mod config;

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+use chessboardd::bounded;
 use chessboardd::config::{self, Config};
 
 mod commands;
@@ -126,7 +127,7 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         game_pgn: Option<PathBuf>,
         /// How much faster than real time the simulated players move
-        #[arg(long, default_value_t = 4.0)]
+        #[arg(long, default_value_t = 4.0, value_parser = commands::parse_speed)]
         speed: f64,
         /// Print every event as JSON instead of the announcements
         #[arg(long)]
@@ -149,7 +150,7 @@ enum Command {
         #[arg(long)]
         events_json: bool,
         /// For sim: how much faster than real time the simulated players move
-        #[arg(long, default_value_t = 1.0)]
+        #[arg(long, default_value_t = 1.0, value_parser = commands::parse_speed)]
         speed: f64,
         /// For sim: the simulated players move at people's tempo, each answering from MS ms
         /// after the other's release (40 in blitz) to 700 ms, the steps of a move 60 to 900 ms
@@ -221,7 +222,7 @@ enum Command {
         #[arg(long, value_name = "GAME.pgn")]
         pgn: Option<PathBuf>,
         /// How much faster than people the simulated players move
-        #[arg(long, default_value_t = 1.0)]
+        #[arg(long, default_value_t = 1.0, value_parser = commands::parse_speed)]
         speed: f64,
         /// Send garbage bytes and corrupted frames now and then
         #[arg(long)]
@@ -405,8 +406,11 @@ fn main() -> ExitCode {
             let path = file
                 .clone()
                 .unwrap_or_else(|| PathBuf::from(config::DEFAULT_PATH));
-            Config::load(&path)
-                .map(|cfg| {
+            Config::load_checked(&path)
+                .map(|(cfg, warnings)| {
+                    for w in warnings {
+                        eprintln!("chessboardd: warning: {}", bounded::shown(&w));
+                    }
                     println!("{}: ok", path.display());
                     println!("{}", commands::board_in_use(&cfg));
                 })
@@ -417,11 +421,11 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         // Script errors read exactly `line N: what is wrong` (the replay contract).
         Err(Fail(EXIT_SCRIPT, msg)) => {
-            eprintln!("{msg}");
+            eprintln!("{}", bounded::shown(&msg));
             ExitCode::from(EXIT_SCRIPT)
         }
         Err(Fail(code, msg)) => {
-            eprintln!("chessboardd: {msg}");
+            eprintln!("chessboardd: {}", bounded::shown(&msg));
             ExitCode::from(code)
         }
     }

@@ -44,6 +44,38 @@ pub struct ScriptError {
     pub msg: String,
 }
 
+/// The largest fullmove number a FEN may give: no game comes near it (the longest possible game
+/// under the 75-move rule has under 9000 moves).
+pub const MAX_FULLMOVES: u32 = 10_000;
+/// The largest halfmove clock a FEN may give: the 75-move rule ends a game at 150.
+pub const MAX_HALFMOVES: u32 = 1000;
+
+/// A FEN's move counters (its fifth and sixth fields, where given) are in range: the halfmove
+/// clock up to [`MAX_HALFMOVES`], the fullmove number from 1 to [`MAX_FULLMOVES`].
+pub fn check_counters(fen: &str) -> Result<(), String> {
+    let mut fields = fen.split_whitespace().skip(4);
+    let number = |f: &str| -> Option<u64> {
+        f.bytes()
+            .all(|b| b.is_ascii_digit())
+            .then(|| f.parse::<u64>().unwrap_or(u64::MAX))
+    };
+    if let Some(half) = fields.next() {
+        if number(half).is_some_and(|n| n > u64::from(MAX_HALFMOVES)) {
+            return Err(format!(
+                "halfmove clock {half} is out of range (accepted: 0 to {MAX_HALFMOVES})"
+            ));
+        }
+    }
+    if let Some(full) = fields.next() {
+        if number(full).is_some_and(|n| n == 0 || n > u64::from(MAX_FULLMOVES)) {
+            return Err(format!(
+                "fullmove number {full} is out of range (accepted: 1 to {MAX_FULLMOVES})"
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn square(s: &str) -> Result<Square, String> {
     s.parse::<Square>()
         .ok()
@@ -252,6 +284,7 @@ pub fn parse_script(text: &str, boards: &[String]) -> Result<Vec<Line>, ScriptEr
                 Some(&"fen") if args.len() > 1 => {
                     let fen_text = args[1..].join(" ");
                     let fen: Fen = fen_text.parse().map_err(|e| err(format!("bad FEN '{fen_text}': {e}")))?;
+                    check_counters(&fen_text).map_err(|e| err(format!("bad FEN '{fen_text}': {e}")))?;
                     let pos: Chess = fen
                         .into_position(CastlingMode::Standard)
                         .map_err(|e| err(format!("impossible position '{fen_text}': {e}")))?;

@@ -489,3 +489,68 @@ fn dgt_flicker_does_not_stop_moves_being_read() {
     let start = events.iter().find(|e| e["type"] == "link").unwrap();
     assert!(time_of(flickers[0]) - time_of(start) >= 3000);
 }
+
+/// `run` on a port that cannot be opened, for two and a half seconds (about eight retries): its
+/// events and its log.
+fn run_on_bad_port(port: &str) -> (Vec<serde_json::Value>, String) {
+    let dir = std::env::temp_dir().join(format!(
+        "chessboardd-boards-{}-bad-{}",
+        std::process::id(),
+        port.replace('/', "_")
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut run = bin()
+        .args(["run", "--board", &format!("diy:{port}")])
+        .args(["--speech", "text", "--events-json", "--lang", "en"])
+        .arg("--state-dir")
+        .arg(&dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(2500));
+    stop(&mut run);
+    let out = run.wait_with_output().unwrap();
+    let events = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    (events, String::from_utf8_lossy(&out.stderr).to_string())
+}
+
+fn said(events: &[serde_json::Value], text: &str) -> usize {
+    events
+        .iter()
+        .filter(|e| e["type"] == "say" && e["text"] == text)
+        .count()
+}
+
+#[test]
+fn a_missing_port_is_named_in_the_log_once_and_waited_for() {
+    let (events, log) = run_on_bad_port("/nonexistent/ttyUSB9");
+    assert_eq!(links(&events), &["waiting"], "{events:?}");
+    assert_eq!(said(&events, "Waiting for the board"), 1, "{events:?}");
+    let named = log
+        .lines()
+        .filter(|l| l.contains("/nonexistent/ttyUSB9: cannot open the port: No such file"))
+        .count();
+    assert_eq!(named, 1, "{log}");
+}
+
+#[test]
+fn a_port_that_is_not_a_tty_is_said_once_and_logged_once() {
+    let (events, log) = run_on_bad_port("/dev/null");
+    assert_eq!(links(&events), &["not_a_tty"], "{events:?}");
+    assert_eq!(
+        said(&events, "The board's port is not a serial device"),
+        1,
+        "{events:?}"
+    );
+    let named = log
+        .lines()
+        .filter(|l| {
+            l.contains("/dev/null: cannot open the port") && l.contains("not a serial port")
+        })
+        .count();
+    assert_eq!(named, 1, "{log}");
+}

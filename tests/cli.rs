@@ -225,3 +225,97 @@ fn script_errors_read_exactly_line_n_and_board_names_come_from_the_config() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("line 1: unknown board 'right'"));
 }
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).to_string()
+}
+
+#[test]
+fn a_script_line_over_64_kib_is_refused_by_its_number_and_not_echoed() {
+    let long = "x".repeat(70 * 1024);
+    let o = replay_stdin(&[], &format!("lift e2\nplace e4\n{long}\n"));
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.starts_with("line 3: the line is longer than 64 KiB"),
+        "{err}"
+    );
+    assert!(err.len() < 200, "{} bytes of stderr", err.len());
+    assert!(o.stdout.is_empty());
+}
+
+#[test]
+fn dev_zero_as_a_script_is_refused_at_once() {
+    let t = std::time::Instant::now();
+    let o = bin().args(["replay", "/dev/zero"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).starts_with("line 1: the line is longer than 64 KiB"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(t.elapsed() < std::time::Duration::from_secs(5));
+}
+
+#[test]
+fn invisible_characters_in_a_script_error_are_shown_escaped() {
+    let o = replay_stdin(&[], "lift e2\nsetup fen \u{202e}8/8 w\u{200b}\n");
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.starts_with("line 2: bad FEN '\\u{202e}8/8"), "{err}");
+    assert!(err.contains("\\u{200b}"), "{err}");
+    assert!(
+        !err.contains('\u{202e}') && !err.contains('\u{200b}'),
+        "{err}"
+    );
+}
+
+#[test]
+fn fen_move_counters_out_of_range_are_refused() {
+    for (fen, says) in [
+        (
+            "4k3/8/8/8/8/8/8/4K3 w - - 0 0",
+            "fullmove number 0 is out of range (accepted: 1 to 10000)",
+        ),
+        (
+            "4k3/8/8/8/8/8/8/4K3 w - - 0 10001",
+            "fullmove number 10001 is out of range",
+        ),
+        (
+            "4k3/8/8/8/8/8/8/4K3 w - - 1001 600",
+            "halfmove clock 1001 is out of range (accepted: 0 to 1000)",
+        ),
+    ] {
+        let o = replay_stdin(&[], &format!("setup fen {fen}\n"));
+        assert_eq!(o.status.code(), Some(2), "{fen}");
+        assert!(stderr(&o).starts_with("line 1: bad FEN"), "{}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{}", stderr(&o));
+    }
+    let o = replay_stdin(&[], "setup fen 4k3/8/8/8/8/8/8/4K3 w - - 1000 10000\n");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+#[test]
+fn run_and_simulate_take_the_speeds_demo_takes() {
+    for cmd in [
+        &["demo", "--speech", "text"][..],
+        &["run", "--board", "sim:/nonexistent.pgn", "--speech", "text"][..],
+        &[
+            "simulate",
+            "--protocol",
+            "diy",
+            "--link",
+            "/nonexistent/link",
+        ][..],
+    ] {
+        for bad in ["0", "0.05", "1001", "fast", "NaN"] {
+            let o = bin().args(cmd).args(["--speed", bad]).output().unwrap();
+            assert_eq!(o.status.code(), Some(2), "{cmd:?} --speed {bad}");
+            assert!(
+                stderr(&o).contains("--speed") && stderr(&o).contains("0.1 to 1000"),
+                "{cmd:?} --speed {bad}: {}",
+                stderr(&o)
+            );
+        }
+    }
+}

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use super::{DriverMsg, DriverTx, LinkStats};
 use crate::daemon::DaemonClock;
-use crate::engine::LinkState;
+use crate::engine::{LinkState, PortError};
 
 /// How often a missing port is looked for (the board is back within this of its return).
 pub const RETRY: Duration = Duration::from_millis(300);
@@ -142,6 +142,42 @@ fn open(path: &Path, baud: u32) -> Result<Box<dyn serialport::SerialPort>, seria
         .open()
 }
 
+/// Why a port did not open: `None` when it is not there (a board unplugged or off), else what
+/// is wrong with it.
+pub fn port_error(path: &Path, e: &serialport::Error) -> Option<PortError> {
+    use std::os::unix::fs::FileTypeExt;
+    match e.kind() {
+        serialport::ErrorKind::Io(std::io::ErrorKind::NotFound) => None,
+        serialport::ErrorKind::Io(std::io::ErrorKind::PermissionDenied) => {
+            Some(PortError::NoPermission)
+        }
+        // ENOTTY, as the C library words it.
+        _ if e.description.contains("Inappropriate ioctl")
+            || e.description.contains("Not a typewriter") =>
+        {
+            Some(PortError::NotATty)
+        }
+        _ => match std::fs::metadata(path) {
+            Err(m) if m.kind() == std::io::ErrorKind::NotFound => None,
+            Ok(m) if !m.file_type().is_char_device() => Some(PortError::NotATty),
+            _ => Some(PortError::Other),
+        },
+    }
+}
+
+/// What to do about a port error, in words for the log.
+fn port_advice(problem: Option<PortError>) -> &'static str {
+    match problem {
+        None => "waiting for it (is the board plugged in and switched on?)",
+        Some(PortError::NoPermission) => {
+            "no permission: add the user to the dialout group (sudo usermod -aG dialout USER, \
+             then log in again; the service's user is in it)"
+        }
+        Some(PortError::NotATty) => "not a serial port: check the path (board.port, --board)",
+        Some(PortError::Other) => "trying again",
+    }
+}
+
 /// How a session with the port open ended.
 enum End {
     Stop,
@@ -163,15 +199,33 @@ pub fn run(
     let mut stats = LinkStats::default();
     let mut ever = false;
     let mut said_waiting = false;
+    // What was wrong when the port last failed to open (`Some(None)`: it was not there).
+    let mut last_error: Option<Option<PortError>> = None;
     let mut watch = Watch::new(Instant::now());
     let send = |m: DriverMsg| tx.send((clock.now(), m)).is_ok();
     while !stop.load(Ordering::Relaxed) {
         let mut port = match open(&path, proto.baud()) {
             Ok(p) => p,
-            Err(_) => {
-                if !ever && !said_waiting {
-                    said_waiting = true;
-                    if !send(DriverMsg::Link(LinkState::Waiting)) {
+            Err(e) => {
+                // Said (and logged) once for each change of what is wrong, not at every retry.
+                let problem = port_error(&path, &e);
+                if last_error != Some(problem) {
+                    last_error = Some(problem);
+                    tracing::warn!(
+                        "{} board at {}: cannot open the port: {e}; {}",
+                        proto.name(),
+                        path.display(),
+                        port_advice(problem)
+                    );
+                    let said = match problem {
+                        None if !ever && !said_waiting => {
+                            said_waiting = true;
+                            send(DriverMsg::Link(LinkState::Waiting))
+                        }
+                        None => true,
+                        Some(p) => send(DriverMsg::Link(LinkState::Unusable(p))),
+                    };
+                    if !said {
                         break;
                     }
                 }
@@ -179,6 +233,7 @@ pub fn run(
                 continue;
             }
         };
+        last_error = None;
         // A board said not to answer is back when it answers, not when its port opens.
         if !watch.silent() {
             let state = if ever {
@@ -309,6 +364,25 @@ pub fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn port_errors_are_told_apart() {
+        let io = |k| serialport::Error::new(serialport::ErrorKind::Io(k), "x");
+        let p = Path::new("/dev/ttyUSB0");
+        assert_eq!(port_error(p, &io(std::io::ErrorKind::NotFound)), None);
+        assert_eq!(
+            port_error(p, &io(std::io::ErrorKind::PermissionDenied)),
+            Some(PortError::NoPermission)
+        );
+        let enotty = serialport::Error::new(serialport::ErrorKind::Unknown, "Not a typewriter");
+        assert_eq!(
+            port_error(Path::new("/dev/null"), &enotty),
+            Some(PortError::NotATty)
+        );
+        let other = serialport::Error::new(serialport::ErrorKind::Unknown, "Is a directory");
+        assert_eq!(port_error(Path::new("/"), &other), Some(PortError::NotATty));
+        assert!(port_advice(Some(PortError::NoPermission)).contains("dialout group"));
+    }
 
     #[test]
     fn a_board_is_silent_after_three_seconds_without_a_word_and_back_when_it_answers() {

@@ -27,7 +27,7 @@ use super::clock::{Clock, ClockSwitch};
 use super::debounce::{Change, Debouncer, EMPTY};
 use super::event::{Event, EventKind, Millis, Priority};
 use super::game::{fen_of, ply_number, Game};
-use super::input::{Button, LinkState, Reading, VoiceLevel};
+use super::input::{Button, LinkState, PortError, Reading, VoiceLevel};
 use super::physical::{code_piece, Physical};
 use super::recognise::{self, classify, Search, Verdict};
 use super::recovery::Recovery;
@@ -349,11 +349,14 @@ impl Engine {
             LinkState::Lost => w.board_lost.clone(),
             LinkState::Silent => w.board_silent.clone(),
             LinkState::Reconnected => w.board_reconnected.clone(),
+            LinkState::Unusable(PortError::NoPermission) => w.board_no_permission.clone(),
+            LinkState::Unusable(PortError::NotATty) => w.board_not_a_tty.clone(),
+            LinkState::Unusable(PortError::Other) => w.board_port_error.clone(),
         };
         self.relinked = matches!(state, LinkState::Reconnected | LinkState::Connected);
         self.link_down = matches!(
             state,
-            LinkState::Lost | LinkState::Silent | LinkState::Waiting
+            LinkState::Lost | LinkState::Silent | LinkState::Waiting | LinkState::Unusable(_)
         );
         // Whatever was done while the board was away is read from its next report.
         self.gap_pending = matches!(state, LinkState::Reconnected | LinkState::Connected);

@@ -38,6 +38,19 @@ pub enum LinkState {
     /// driver speaks to. The port is opened again until it answers (`Reconnected`).
     Silent,
     Reconnected,
+    /// The port is there but cannot be used: the daemon keeps trying.
+    Unusable(PortError),
+}
+
+/// Why a board's port cannot be opened (a missing port is [`LinkState::Waiting`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum PortError {
+    /// No permission (EACCES): the daemon's user is not in the group `dialout`.
+    NoPermission,
+    /// Not a terminal (ENOTTY): the path is not a serial device.
+    NotATty,
+    /// Anything else (the log says what).
+    Other,
 }
 
 impl LinkState {
@@ -49,6 +62,9 @@ impl LinkState {
             LinkState::Lost => "lost",
             LinkState::Silent => "silent",
             LinkState::Reconnected => "reconnected",
+            LinkState::Unusable(PortError::NoPermission) => "no_permission",
+            LinkState::Unusable(PortError::NotATty) => "not_a_tty",
+            LinkState::Unusable(PortError::Other) => "port_error",
         }
     }
 }

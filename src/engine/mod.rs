@@ -45,6 +45,8 @@ pub mod turn;
 pub use arbiter::Engine;
 pub use event::{Event, EventKind, Millis, Priority};
 pub use games::Resumed;
-pub use input::{Button, Command, LinkState, Reading, VoiceChange, VoiceLevel, CONFIRM_MS};
+pub use input::{
+    Button, Command, LinkState, PortError, Reading, VoiceChange, VoiceLevel, CONFIRM_MS,
+};
 pub use physical::{code_piece, piece_code};
 pub use settings::{Settings, TIME_WARNINGS_MS};

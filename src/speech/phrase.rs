@@ -171,6 +171,12 @@ pub struct Words {
     pub square_flickers: String,
     pub board_reconnected: String,
     pub board_waiting: String,
+    /// The board's serial port may not be opened by the daemon's user (EACCES).
+    pub board_no_permission: String,
+    /// The board's port is not a serial device (ENOTTY: a wrong path in the config).
+    pub board_not_a_tty: String,
+    /// The board's port cannot be opened for another reason (the log says which).
+    pub board_port_error: String,
     pub confirm: String,
     pub paused: String,
     pub resumed: String,
@@ -223,6 +229,41 @@ pub struct Words {
 
 /// How many commands there are (`control::COMMAND_NAMES`).
 pub const COMMAND_COUNT: usize = 25;
+
+/// The words that are patterns, with the placeholders each must hold.
+pub const PATTERNS: &[(&str, &[&str])] = &[
+    ("low_time", &["{side}", "{time}"]),
+    ("may_claim_win", &["{side}"]),
+    ("square_flickers", &["{square}"]),
+];
+
+/// A pattern word (`low_time = "{side} noch {time}"`) holds each of its placeholders, and no
+/// other: without them the announcement would not say whose time or which square.
+pub fn check_placeholders(key: &str, text: &str) -> Result<(), String> {
+    let Some((_, needed)) = PATTERNS.iter().find(|(k, _)| *k == key) else {
+        return Ok(());
+    };
+    let accepted = needed.join(" and ");
+    for p in needed.iter() {
+        if !text.contains(p) {
+            return Err(format!(
+                "'{text}' lacks the placeholder {p} (accepted: a text with {accepted})"
+            ));
+        }
+    }
+    let mut rest = text;
+    while let Some(open) = rest.find('{') {
+        let close = rest[open..].find('}').map_or(rest.len(), |c| open + c + 1);
+        let found = &rest[open..close];
+        if !needed.contains(&found) {
+            return Err(format!(
+                "'{text}': unknown placeholder {found} (accepted: {accepted})"
+            ));
+        }
+        rest = &rest[close..];
+    }
+    Ok(())
+}
 
 /// Defines, from one list of the table's single-word fields, the config keys, the setter and the
 /// list of all texts, so that the three cannot drift apart.
@@ -314,6 +355,9 @@ word_fields!(
     square_flickers,
     board_reconnected,
     board_waiting,
+    board_no_permission,
+    board_not_a_tty,
+    board_port_error,
     confirm,
     paused,
     resumed,
@@ -438,6 +482,9 @@ impl Words {
             square_flickers: "Feld {square} flackert".into(),
             board_reconnected: "Brett wieder verbunden".into(),
             board_waiting: "Warte auf das Brett".into(),
+            board_no_permission: "Kein Zugriff auf das Brett: Benutzer zur Gruppe dialout hinzufügen".into(),
+            board_not_a_tty: "Der Anschluss des Bretts ist kein serielles Gerät".into(),
+            board_port_error: "Der Anschluss des Bretts lässt sich nicht öffnen".into(),
             confirm: "Zum Bestätigen nochmals".into(),
             paused: "Uhr angehalten".into(),
             resumed: "Uhr läuft weiter".into(),
@@ -559,6 +606,9 @@ impl Words {
             square_flickers: "Square {square} is flickering".into(),
             board_reconnected: "Board reconnected".into(),
             board_waiting: "Waiting for the board".into(),
+            board_no_permission: "No access to the board: add the user to the dialout group".into(),
+            board_not_a_tty: "The board's port is not a serial device".into(),
+            board_port_error: "The board's port cannot be opened".into(),
             confirm: "Press again to confirm".into(),
             paused: "Clock paused".into(),
             resumed: "Clock running".into(),
@@ -680,6 +730,9 @@ impl Words {
             square_flickers: "Câmpul {square} pâlpâie".into(),
             board_reconnected: "Tabla reconectată".into(),
             board_waiting: "Se așteaptă tabla".into(),
+            board_no_permission: "Fără acces la tablă: adăugați utilizatorul în grupul dialout".into(),
+            board_not_a_tty: "Portul tablei nu este un dispozitiv serial".into(),
+            board_port_error: "Portul tablei nu poate fi deschis".into(),
             confirm: "Apăsați din nou pentru confirmare".into(),
             paused: "Ceas oprit".into(),
             resumed: "Ceasul merge".into(),
@@ -799,6 +852,9 @@ impl Words {
             square_flickers: "Rutan {square} flimrar".into(),
             board_reconnected: "Brädet återanslutet".into(),
             board_waiting: "Väntar på brädet".into(),
+            board_no_permission: "Ingen åtkomst till brädet: lägg till användaren i gruppen dialout".into(),
+            board_not_a_tty: "Brädets port är ingen seriell enhet".into(),
+            board_port_error: "Brädets port kan inte öppnas".into(),
             confirm: "Tryck igen för att bekräfta".into(),
             paused: "Klockan stoppad".into(),
             resumed: "Klockan går".into(),
@@ -1724,6 +1780,9 @@ mod tests {
                     &w.board_silent,
                     &w.board_reconnected,
                     &w.board_waiting,
+                    &w.board_no_permission,
+                    &w.board_not_a_tty,
+                    &w.board_port_error,
                     &w.confirm,
                     &w.paused,
                     &w.resumed,
