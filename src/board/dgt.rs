@@ -23,11 +23,25 @@ pub const SEND_BOARD: u8 = 0x42;
 pub const UPDATE_BOARD: u8 = 0x44;
 pub const SEND_SERIAL: u8 = 0x45;
 pub const SEND_VERSION: u8 = 0x4D;
+pub const SEND_CLOCK: u8 = 0x41;
+pub const UPDATE: u8 = 0x43;
+pub const SEND_BUS_ADDRESS: u8 = 0x46;
+pub const SEND_TRADEMARK: u8 = 0x47;
+pub const UPDATE_NICE: u8 = 0x4B;
+pub const SEND_BATTERY: u8 = 0x4C;
+pub const SEND_LONG_SERIAL: u8 = 0x55;
+/// A message for the clock: this byte, a length, then that many bytes.
+pub const CLOCK_MESSAGE: u8 = 0x2B;
 
 pub const MSG_BOARD_DUMP: u8 = 0x86;
 pub const MSG_FIELD_UPDATE: u8 = 0x8E;
 pub const MSG_SERIAL: u8 = 0x91;
 pub const MSG_VERSION: u8 = 0x93;
+pub const MSG_CLOCK: u8 = 0x8D;
+pub const MSG_BUS_ADDRESS: u8 = 0x90;
+pub const MSG_TRADEMARK: u8 = 0x92;
+pub const MSG_BATTERY: u8 = 0xA0;
+pub const MSG_LONG_SERIAL: u8 = 0xA2;
 
 /// How long the board must be quiet before the host asks for a dump (USB).
 pub const SETTLE: Duration = Duration::from_millis(250);

@@ -197,3 +197,57 @@ pub struct LinkStats {
     /// Times the board stopped answering with its port open.
     pub silences: u64,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::fen::Fen;
+    use shakmaty::{CastlingMode, Chess};
+
+    fn turned(c: &[u8; 64]) -> [u8; 64] {
+        let mut t = *c;
+        t.reverse();
+        t
+    }
+
+    #[test]
+    fn the_way_round_is_learned_from_positions_the_game_explains() {
+        let pos: Chess = "r4rk1/ppbn1pp1/2p1pn1p/q2p3b/8/PP1PPNPP/1BPN1PB1/R3QRK1 w - - 1 13"
+            .parse::<Fen>()
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap();
+        let expected = explained(&pos);
+        let seen = codes_of(shakmaty::Position::board(&pos));
+        let auto = Orientation::Auto;
+        assert_eq!(
+            learn_orientation(auto, &seen, &turned(&seen), &expected),
+            Some(false)
+        );
+        assert_eq!(
+            learn_orientation(auto, &turned(&seen), &seen, &expected),
+            Some(true)
+        );
+        // A move made meanwhile is explained too.
+        let one_on = expected[5];
+        assert_eq!(
+            learn_orientation(auto, &turned(&one_on), &one_on, &expected),
+            Some(true)
+        );
+        // Nothing to go by: no guess.
+        assert_eq!(learn_orientation(auto, &seen, &turned(&seen), &[]), None);
+        // A report that the game explains either way round tells nothing either.
+        let both = [seen, turned(&seen)];
+        assert_eq!(learn_orientation(auto, &seen, &turned(&seen), &both), None);
+        // Fixed: never guessed, not even from the start position.
+        let start = codes_of(&shakmaty::Board::default());
+        assert_eq!(
+            learn_orientation(Orientation::Normal, &turned(&start), &start, &[]),
+            Some(false)
+        );
+        assert_eq!(
+            learn_orientation(Orientation::Reversed, &seen, &turned(&seen), &expected),
+            Some(true)
+        );
+    }
+}
