@@ -565,7 +565,8 @@ fn position(fen: &str) -> Result<Chess, Fail> {
         .map_err(|e| Fail(1, format!("--fen: impossible position: {e}")))
 }
 
-/// Where `run` takes commands from (over the config's `[control]`) and keeps its record.
+/// Where `run` takes commands from (over the config's `[control]`), keeps its record, and how it
+/// reads its board.
 #[derive(clap::Args, Debug, Default, Clone)]
 pub struct ControlFlags {
     /// Keep the game's journal and the finished games (PGN) here; a game cut short by a crash
@@ -593,6 +594,11 @@ pub struct ControlFlags {
     /// (Tests) Look for an unconfigured board under DIR/dev and DIR/sys instead of /dev, /sys
     #[arg(long, value_name = "DIR", hide = true)]
     pub discover_root: Option<PathBuf>,
+    /// DGT, ChessLink: which way round the board reports its squares: auto (learned from the
+    /// start position or the game's position), normal, reversed (h1 first: a board turned
+    /// round, or one that sends squares the other way); default: board.orientation, else auto
+    #[arg(long, value_name = "WAY")]
+    pub orientation: Option<String>,
 }
 
 /// The broker to use: `--mqtt URL` with the config's `[mqtt]` credentials and TLS files, or the
@@ -837,6 +843,14 @@ pub fn run(
             },
         };
     let board = spec.to_string();
+    if let Some(o) = &control_flags.orientation {
+        let o = o
+            .parse::<chessboardd::board::Orientation>()
+            .map_err(|e| Fail(EXIT_CONFIG, format!("--orientation: {e}")))?;
+        for l in &mut cfg.board_links {
+            l.orientation = o;
+        }
+    }
     if let Some(k) = &control_flags.keypad {
         cfg.control.keypad = Some(k.clone()).filter(|k| !k.is_empty());
         // The help tells the keys when there is a keypad.
@@ -881,7 +895,7 @@ pub fn run(
                 "--reply-ms is for the simulated board (--board sim:GAME.pgn)".into(),
             ))
         }
-        (_, None) => Source::from_spec(&spec, &cfg.gpio),
+        (_, None) => Source::from_spec(&spec, &cfg.gpio, &cfg.board_links[0]),
     };
     let mut boards = vec![(
         // A simulated board's game that cannot be read is a mistake in the flags or the config,
@@ -905,7 +919,7 @@ pub fn run(
                     format!("board '{name}': no driver in the config"),
                 )
             })?;
-            let source = Source::from_spec(&spec, &cfg.gpio)
+            let source = Source::from_spec(&spec, &cfg.gpio, &cfg.board_links[i])
                 .map_err(|e| Fail(1, format!("board '{name}' ({spec}): {e}")))?;
             boards.push((source, cfg.players[i]));
         }
@@ -1246,7 +1260,7 @@ pub fn board_test(board: &str, seconds: Option<f64>) -> Result<(), Fail> {
         .parse::<BoardSpec>()
         .map_err(|e| Fail(EXIT_CONFIG, format!("--board: {e}")))?;
     let cfg = config_from(&GameFlags::default(), true)?;
-    let source = Source::from_spec(&spec, &cfg.gpio)
+    let source = Source::from_spec(&spec, &cfg.gpio, &cfg.board_links[0])
         .map_err(|e| Fail(1, format!("--board {board}: {e}")))?;
     let clock = chessboardd::daemon::DaemonClock::new(1.0);
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();

@@ -10,7 +10,7 @@ use shakmaty::Role;
 use toml::Spanned;
 
 use crate::board::gpio::Mapping;
-use crate::board::BoardSpec;
+use crate::board::{BoardSpec, LinkSettings, Orientation};
 use crate::control::buttons::ButtonConfig;
 use crate::control::keypad::KeypadConfig;
 use crate::control::keys::{key_code, Binding, KeyMap, KEY_CODES};
@@ -159,6 +159,10 @@ pub struct RawBoard {
     pub debounce_ms: Option<Spanned<i64>>,
     pub settle_ms: Option<Spanned<i64>>,
     pub mismatch_ms: Option<Spanned<i64>>,
+    /// DGT, ChessLink: which way round the squares come (auto, normal, reversed).
+    pub orientation: Option<Spanned<String>>,
+    /// DGT: quiet time before a dump is asked for (250 over USB, 500 over Bluetooth).
+    pub dgt_settle_ms: Option<Spanned<i64>>,
 }
 
 /// `clock.warnings`: seconds left, or "auto" (by the mode).
@@ -233,6 +237,8 @@ pub struct Config {
     pub players: Vec<Option<Color>>,
     /// Each board's driver and port, when given.
     pub board_specs: Vec<Option<BoardSpec>>,
+    /// How each serial board's link is read (orientation, DGT settle).
+    pub board_links: Vec<LinkSettings>,
     /// The web view's address; `None`: off.
     pub web: Option<String>,
     /// The broker the game is published to; `None`: none.
@@ -261,6 +267,7 @@ impl Default for Config {
             boards: vec!["board".to_string()],
             players: vec![None],
             board_specs: vec![None],
+            board_links: vec![LinkSettings::default()],
             board_devices: vec![None],
             web: None,
             mqtt: None,
@@ -720,6 +727,7 @@ impl Config {
         }
         settings.pgn_tags = game_tags(&cx, &raw.game)?;
         let mut specs = Vec::new();
+        let mut links = Vec::new();
         let mut devices = Vec::new();
         let mut hears = Vec::new();
         let mut players = Vec::new();
@@ -733,6 +741,20 @@ impl Config {
                 }
             };
             specs.push(board_spec(&cx, b, &key("driver"))?);
+            let dl = LinkSettings::default();
+            links.push(LinkSettings {
+                orientation: cx.parse::<Orientation>(
+                    &b.orientation,
+                    &key("orientation"),
+                    dl.orientation,
+                )?,
+                dgt_settle_ms: cx.millis(
+                    &b.dgt_settle_ms,
+                    &key("dgt_settle_ms"),
+                    50..=2000,
+                    dl.dgt_settle_ms,
+                )?,
+            });
             hears.push((b.own_moves, b.opponent_moves));
             devices.push(
                 b.device
@@ -802,6 +824,7 @@ impl Config {
             boards: names,
             players,
             board_specs: specs,
+            board_links: links,
             board_devices: devices,
             web,
             mqtt: mqtt.as_ref().filter(|_| has_url).cloned(),

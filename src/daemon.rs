@@ -11,7 +11,7 @@ use tokio::time::{sleep_until, Instant};
 
 use crate::board::gpio::{self, CdevPins, Mapping, Pins, Wiring};
 use crate::board::serial::{self, Protocol, Show};
-use crate::board::{chesslink, dgt, diy, BoardSpec, DriverMsg};
+use crate::board::{chesslink, dgt, diy, BoardSpec, DriverMsg, LinkSettings};
 use crate::config::{ControlConfig, GpioConfig, GpioWiring};
 use crate::control::buttons::{self, CdevButtons};
 use crate::control::keypad;
@@ -70,6 +70,14 @@ pub enum Source {
 pub struct Lights(Option<std::sync::mpsc::Sender<Show>>);
 
 impl Lights {
+    /// The positions the game can explain (a board that identifies pieces learns from them
+    /// which way round it reports its squares).
+    pub fn positions(&self, positions: &[[u8; 64]]) {
+        if let Some(tx) = &self.0 {
+            let _ = tx.send(Show::Positions(positions.to_vec()));
+        }
+    }
+
     /// What an event calls for on the board's lights.
     pub fn event(&self, kind: &EventKind) {
         let Some(tx) = &self.0 else { return };
@@ -110,7 +118,11 @@ impl Source {
     }
 
     /// The source for a `--board` spec; a simulated game is read from its PGN file here.
-    pub fn from_spec(spec: &BoardSpec, gpio: &GpioConfig) -> Result<Source, String> {
+    pub fn from_spec(
+        spec: &BoardSpec,
+        gpio: &GpioConfig,
+        link: &LinkSettings,
+    ) -> Result<Source, String> {
         Ok(match spec {
             BoardSpec::Gpio => {
                 let (chip, wiring) = gpio_wiring(gpio)?;
@@ -118,9 +130,9 @@ impl Source {
                 Source::Gpio(wiring, Box::new(pins), gpio.mapping, gpio.rate_hz)
             }
             BoardSpec::Diy(p) => Source::serial(p, Box::new(diy::DiyHost::default())),
-            BoardSpec::Dgt(p) => Source::serial(p, Box::new(dgt::DgtHost::default())),
+            BoardSpec::Dgt(p) => Source::serial(p, Box::new(dgt::DgtHost::new(link))),
             BoardSpec::ChessLink(p) => {
-                Source::serial(p, Box::new(chesslink::ChessLinkHost::default()))
+                Source::serial(p, Box::new(chesslink::ChessLinkHost::new(link)))
             }
             BoardSpec::Sim(pgn) => Source::simulated(pgn, &crate::sim::Gestures::default())?,
         })
@@ -551,6 +563,8 @@ pub async fn run_boards(
     };
     let mut stopped = false;
     let mut board_open = true;
+    // The position the boards were last told about.
+    let mut explained_for: Option<shakmaty::Chess> = None;
     // Ready: the board is open or being waited for, the game set up, the socket listening.
     notify.ready(&match engine.leader().game().plies.len() {
         0 => "ready".to_string(),
@@ -590,6 +604,17 @@ pub async fn run_boards(
             }
             if let Some(w) = &web {
                 w.update(state, pgn);
+            }
+        }
+        // The boards learn which way round they stand from the game's position.
+        if !out.is_empty() {
+            let pos = &engine.leader().game().pos;
+            if explained_for.as_ref() != Some(pos) {
+                explained_for = Some(pos.clone());
+                let positions = crate::board::explained(pos);
+                for l in &lights {
+                    l.positions(&positions);
+                }
             }
         }
         for (b, e) in out.drain(..) {

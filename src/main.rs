@@ -161,7 +161,7 @@ enum Command {
         #[arg(long, value_name = "FEN")]
         fen: Option<String>,
         #[command(flatten)]
-        controls: commands::ControlFlags,
+        controls: Box<commands::ControlFlags>,
     },
     /// List the games kept in the state directory (most recent first, the unfinished one
     /// included), or print one as PGN

@@ -94,6 +94,18 @@ fn play_at(
     tag: &str,
     extra: &[&str],
 ) -> (Vec<serde_json::Value>, String, Vec<String>) {
+    play_with(protocol, pgn_path, speed, tag, extra, &[])
+}
+
+/// The same, with `run_extra` flags for `run`.
+fn play_with(
+    protocol: &str,
+    pgn_path: &Path,
+    speed: &str,
+    tag: &str,
+    extra: &[&str],
+    run_extra: &[&str],
+) -> (Vec<serde_json::Value>, String, Vec<String>) {
     let (pgn_path, ucis, fen) = game_ucis_at(pgn_path);
     let dir = std::env::temp_dir().join(format!(
         "chessboardd-boards-{}-{protocol}-{tag}",
@@ -117,6 +129,7 @@ fn play_at(
             "--events-json",
         ])
         .args(["--fen", &fen])
+        .args(run_extra)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -553,4 +566,160 @@ fn a_port_that_is_not_a_tty_is_said_once_and_logged_once() {
         })
         .count();
     assert_eq!(named, 1, "{log}");
+}
+
+/// A middlegame: Kasparov - Deep Blue 1997, game 1, from move 13 (after 12...Bc7), `plies`
+/// plies of it, written as a PGN file with its FEN; the path.
+fn middlegame(tag: &str, plies: usize) -> PathBuf {
+    let (path, _, _) = game_ucis("kasparov-deep-blue-1997.pgn");
+    let game = pgn::parse(&std::fs::read_to_string(path).unwrap())
+        .unwrap()
+        .remove(0);
+    let mut pos = game.start.clone();
+    for m in &game.moves[..24] {
+        pos.play_unchecked(*m);
+    }
+    let fen = shakmaty::fen::Fen::from_position(&pos, shakmaty::EnPassantMode::Legal);
+    let mut text = format!("[Event \"middlegame\"]\n[SetUp \"1\"]\n[FEN \"{fen}\"]\n\n");
+    for m in &game.moves[24..24 + plies] {
+        if pos.turn() == shakmaty::Color::White {
+            text.push_str(&format!("{}. ", pos.fullmoves()));
+        }
+        let san = shakmaty::san::SanPlus::from_move_and_play_unchecked(&mut pos, *m);
+        text.push_str(&format!("{san} "));
+    }
+    text.push_str("*\n");
+    let dir = std::env::temp_dir().join(format!(
+        "chessboardd-boards-{}-mid-{tag}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("middlegame.pgn");
+    std::fs::write(&file, text).unwrap();
+    file
+}
+
+#[test]
+fn dgt_board_turned_round_is_read_from_a_middlegame_fen() {
+    // No start position to learn the way round from: the game's position, reversed, tells.
+    let pgn_path = middlegame("dgt", 25);
+    let (events, sim, ucis) = play_at("dgt", &pgn_path, "4", "mid", &["--rotated"]);
+    check_events("dgt", &["--rotated"], events, &sim, &ucis);
+}
+
+#[test]
+fn chesslink_board_turned_round_is_read_from_a_middlegame_fen() {
+    let pgn_path = middlegame("chesslink", 25);
+    let (events, sim, ucis) = play_at("chesslink", &pgn_path, "4", "mid", &["--rotated"]);
+    check_events("chesslink", &["--rotated"], events, &sim, &ucis);
+}
+
+#[test]
+fn orientation_reversed_reads_a_turned_board_from_a_middlegame_fen() {
+    let pgn_path = middlegame("reversed", 8);
+    let (events, sim, ucis) = play_with(
+        "dgt",
+        &pgn_path,
+        "4",
+        "reversed",
+        &["--rotated"],
+        &["--orientation", "reversed"],
+    );
+    check_events("dgt", &["--rotated"], events, &sim, &ucis);
+}
+
+#[test]
+fn orientation_normal_does_not_guess_on_a_turned_board() {
+    // Told the board reports squares in the documented order, the host does not turn it round,
+    // neither for the game's position nor for a start position: it reads no move.
+    let pgn_path = middlegame("normal", 4);
+    let (events, sim, _) = play_with(
+        "chesslink",
+        &pgn_path,
+        "4",
+        "normal",
+        &["--rotated"],
+        &["--orientation", "normal"],
+    );
+    assert!(sim.contains(" 4 moves played"), "{sim}");
+    assert!(moves(&events).is_empty(), "{:?}", moves(&events));
+}
+
+#[test]
+fn a_game_resumed_on_a_turned_board_is_read_on() {
+    // The first daemon learns the way round from the start position; it is killed, and the one
+    // that takes the game up from the journal sees only a middlegame position, turned round.
+    let dir =
+        std::env::temp_dir().join(format!("chessboardd-boards-{}-resume", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let source = dir.join("game.pgn");
+    std::fs::write(
+        &source,
+        "1. d4 d5 2. Nf3 Nf6 3. e3 Bf5 4. c4 Nc6 5. cxd5 Qxd5 6. Nc3 Qd6 7. Nb5 Qd8 8. Bd2 g6 *\n",
+    )
+    .unwrap();
+    let (_, ucis, _) = game_ucis_at(&source);
+    let link = dir.join("board");
+    let state = dir.join("state");
+    let mut sim = bin()
+        .args(["simulate", "--protocol", "dgt", "--rotated", "--link"])
+        .arg(&link)
+        .arg("--pgn")
+        .arg(&source)
+        .args(["--speed", "20"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for(&link);
+    let daemon = |out: &str| {
+        let log = std::fs::File::create(dir.join(out)).unwrap();
+        bin()
+            .args(["run", "--board", &format!("dgt:{}", link.display())])
+            .args(["--speech", "text", "--events-json", "--state-dir"])
+            .arg(&state)
+            .stdout(log)
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let read = |out: &str| {
+        let text = std::fs::read_to_string(dir.join(out)).unwrap_or_default();
+        let events: Vec<serde_json::Value> = text
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect();
+        moves(&events)
+    };
+    let mut d = daemon("first.jsonl");
+    let t = Instant::now();
+    while read("first.jsonl").len() < 6 && t.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    d.kill().unwrap();
+    d.wait().unwrap();
+    let first = read("first.jsonl");
+    assert!(first.len() >= 6, "the first daemon read {first:?}");
+    let mut d = daemon("second.jsonl");
+    let t = Instant::now();
+    while sim.try_wait().unwrap().is_none() && t.elapsed() < Duration::from_secs(90) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(sim.try_wait().unwrap().is_some(), "the game did not end");
+    std::thread::sleep(Duration::from_millis(500));
+    stop(&mut d);
+    d.wait().unwrap();
+    let second = read("second.jsonl");
+    // The moves read by the first daemon (a kill may leave the last one unrecorded), then the
+    // second's: the whole game, in order.
+    let all: Vec<String> = first
+        .iter()
+        .take(ucis.len() - second.len())
+        .chain(&second)
+        .cloned()
+        .collect();
+    assert_eq!(all, ucis, "first {first:?}, second {second:?}");
+    assert!(second.len() >= 8, "the second daemon read {second:?}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -339,3 +339,62 @@ fn diy_board_waits_for_a_host_that_died_and_presses_its_buttons_again() {
         "every promotion button, once, in order"
     );
 }
+
+#[test]
+fn a_host_that_probes_and_opens_the_port_again_at_once_is_answered() {
+    // As python-mchess does: open, ask, close, and open the same device again at once (here the
+    // terminal the link pointed to: a real board's device node does not change).
+    for proto in [Proto::Dgt, Proto::ChessLink] {
+        let game = pgn::parse(GAME).unwrap().remove(0);
+        let mut pos = game.start.clone();
+        for m in &game.moves {
+            pos.play_unchecked(*m);
+        }
+        let last = proto.view(pos.board());
+        let dir = temp_dir(&format!("probe-{}", proto.name()));
+        let pgn_path = dir.join("game.pgn");
+        std::fs::write(&pgn_path, GAME).unwrap();
+        let link = dir.join("board");
+        let _ = std::fs::remove_file(&link);
+        let sim = Command::new(env!("CARGO_BIN_EXE_chessboardd"))
+            .args(["simulate", "--protocol", proto.name(), "--link"])
+            .arg(&link)
+            .arg("--pgn")
+            .arg(&pgn_path)
+            .args(["--speed", "20"])
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let t = Instant::now();
+        while !link.exists() && t.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let device = std::fs::canonicalize(&link).unwrap();
+        let mut host = Host::new(proto);
+        host.open(&device);
+        host.start_up();
+        host.read_until(Duration::from_secs(5), "answer to the probe", |h| {
+            h.view.is_some()
+        });
+        drop(host.port.take());
+        // Long enough for the board to see that the port was closed.
+        std::thread::sleep(Duration::from_millis(100));
+        host.open(&device);
+        host.start_up();
+        host.read_until(Duration::from_secs(5), "answer after reopening", |h| {
+            h.view.is_some()
+        });
+        let t = Instant::now();
+        while host.read() {
+            assert!(t.elapsed() < Duration::from_secs(60), "no end");
+        }
+        assert_eq!(
+            host.view.as_ref(),
+            Some(&last),
+            "{}: the final position",
+            proto.name()
+        );
+        let out = sim.wait_with_output().unwrap();
+        assert!(out.status.success());
+    }
+}

@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use shakmaty::{Board, Color, Piece, Role, Square};
 
-use super::DriverMsg;
+use super::{DriverMsg, LinkSettings, Orientation};
 use crate::engine::debounce::{SquareState, EMPTY};
 use crate::engine::piece_code;
 use crate::engine::Reading;
@@ -163,6 +163,11 @@ pub fn leds(squares: &[Square], rotated: bool) -> String {
 pub struct ChessLinkHost {
     decoder: Decoder,
     rotated: bool,
+    orientation: Orientation,
+    /// The way round has been learned from a position (or is fixed by the setting).
+    oriented: bool,
+    /// The positions the game can explain, as the daemon last said.
+    expected: Vec<[u8; 64]>,
     /// The last whole message from the board since the port opened.
     heard: Option<Instant>,
     /// The last status asked for (or the port's opening).
@@ -174,8 +179,23 @@ impl Default for ChessLinkHost {
         ChessLinkHost {
             decoder: Decoder::default(),
             rotated: false,
+            orientation: Orientation::Auto,
+            oriented: false,
+            expected: Vec::new(),
             heard: None,
             asked: Instant::now(),
+        }
+    }
+}
+
+impl ChessLinkHost {
+    /// A host reading its board as `link` says.
+    pub fn new(link: &LinkSettings) -> ChessLinkHost {
+        ChessLinkHost {
+            rotated: link.orientation == Orientation::Reversed,
+            orientation: link.orientation,
+            oriented: link.orientation != Orientation::Auto,
+            ..ChessLinkHost::default()
         }
     }
 }
@@ -243,9 +263,13 @@ impl super::serial::Protocol for ChessLinkHost {
                 self.decoder.dropped += 1;
                 continue;
             };
-            // The board's way round is found whenever it shows the start position.
-            if let Some(r) = super::start_orientation(&normal, &turned) {
+            // The board's way round is found whenever it shows the start position or the
+            // game's position one way round only.
+            if let Some(r) =
+                super::learn_orientation(self.orientation, &normal, &turned, &self.expected)
+            {
                 self.rotated = r;
+                self.oriented = true;
             }
             let states = if self.rotated { turned } else { normal };
             out.push(DriverMsg::Reading(Reading::Frame(Box::new(states))));
@@ -282,6 +306,16 @@ impl super::serial::Protocol for ChessLinkHost {
                 port.write_all(&wire(&leds(squares, self.rotated)))
             }
             Show::Nothing => port.write_all(&wire("X")),
+            Show::Positions(positions) => {
+                let new = self.expected != *positions;
+                self.expected.clone_from(positions);
+                // Not yet known which way round: the board as it stands may tell.
+                if new && !self.oriented {
+                    self.asked = Instant::now();
+                    port.write_all(&wire("S"))?;
+                }
+                Ok(())
+            }
         }
     }
 }

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use shakmaty::{Board, Color, Piece, Role, Square};
 
-use super::DriverMsg;
+use super::{DriverMsg, LinkSettings, Orientation};
 use crate::engine::debounce::{SquareState, EMPTY};
 use crate::engine::piece_code;
 use crate::engine::Reading;
@@ -23,11 +23,25 @@ pub const SEND_BOARD: u8 = 0x42;
 pub const UPDATE_BOARD: u8 = 0x44;
 pub const SEND_SERIAL: u8 = 0x45;
 pub const SEND_VERSION: u8 = 0x4D;
+pub const SEND_CLOCK: u8 = 0x41;
+pub const UPDATE: u8 = 0x43;
+pub const SEND_BUS_ADDRESS: u8 = 0x46;
+pub const SEND_TRADEMARK: u8 = 0x47;
+pub const UPDATE_NICE: u8 = 0x4B;
+pub const SEND_BATTERY: u8 = 0x4C;
+pub const SEND_LONG_SERIAL: u8 = 0x55;
+/// A message for the clock: this byte, a length, then that many bytes.
+pub const CLOCK_MESSAGE: u8 = 0x2B;
 
 pub const MSG_BOARD_DUMP: u8 = 0x86;
 pub const MSG_FIELD_UPDATE: u8 = 0x8E;
 pub const MSG_SERIAL: u8 = 0x91;
 pub const MSG_VERSION: u8 = 0x93;
+pub const MSG_CLOCK: u8 = 0x8D;
+pub const MSG_BUS_ADDRESS: u8 = 0x90;
+pub const MSG_TRADEMARK: u8 = 0x92;
+pub const MSG_BATTERY: u8 = 0xA0;
+pub const MSG_LONG_SERIAL: u8 = 0xA2;
 
 /// How long the board must be quiet before the host asks for a dump (USB).
 pub const SETTLE: Duration = Duration::from_millis(250);
@@ -163,6 +177,13 @@ struct Updates {
 pub struct DgtHost {
     decoder: Decoder,
     rotated: bool,
+    orientation: Orientation,
+    /// The way round has been learned from a position (or is fixed by the setting).
+    oriented: bool,
+    /// The positions the game can explain, as the daemon last said.
+    expected: Vec<[u8; 64]>,
+    /// How long the board must be quiet before a dump is asked for.
+    settle: Duration,
     /// A field changed at this time: a dump is due once the board is quiet.
     dirty_since: Option<Instant>,
     /// The first change not yet read: a dump is due [`MAX_WAIT`] after it, quiet or not.
@@ -181,6 +202,10 @@ impl Default for DgtHost {
         DgtHost {
             decoder: Decoder::default(),
             rotated: false,
+            orientation: Orientation::Auto,
+            oriented: false,
+            expected: Vec::new(),
+            settle: SETTLE,
             dirty_since: None,
             dirty_first: None,
             updates: [None; 64],
@@ -192,6 +217,17 @@ impl Default for DgtHost {
 }
 
 impl DgtHost {
+    /// A host reading its board as `link` says.
+    pub fn new(link: &LinkSettings) -> DgtHost {
+        DgtHost {
+            rotated: link.orientation == Orientation::Reversed,
+            orientation: link.orientation,
+            oriented: link.orientation != Orientation::Auto,
+            settle: Duration::from_millis(link.dgt_settle_ms),
+            ..DgtHost::default()
+        }
+    }
+
     /// The square of a field number, as the board stands.
     fn square(&self, field: usize) -> Square {
         let sq = square_of(field);
@@ -282,9 +318,13 @@ impl super::serial::Protocol for DgtHost {
                     else {
                         continue;
                     };
-                    // The board's way round is found whenever it shows the start position.
-                    if let Some(r) = super::start_orientation(&normal, &turned) {
+                    // The board's way round is found whenever it shows the start position or
+                    // the game's position one way round only.
+                    if let Some(r) =
+                        super::learn_orientation(self.orientation, &normal, &turned, &self.expected)
+                    {
                         self.rotated = r;
+                        self.oriented = true;
                     }
                     let states = if self.rotated { turned } else { normal };
                     out.push(DriverMsg::Reading(Reading::Frame(Box::new(states))));
@@ -312,7 +352,7 @@ impl super::serial::Protocol for DgtHost {
         let waited = |since: Option<Instant>, wait| {
             since.is_some_and(|t| now.saturating_duration_since(t) >= wait)
         };
-        if waited(self.dirty_since, SETTLE) || waited(self.dirty_first, MAX_WAIT) {
+        if waited(self.dirty_since, self.settle) || waited(self.dirty_first, MAX_WAIT) {
             self.dirty_since = None;
             self.dirty_first = None;
             self.asked = now;
@@ -331,6 +371,22 @@ impl super::serial::Protocol for DgtHost {
     }
     fn last_heard(&self) -> Option<Instant> {
         self.heard
+    }
+    fn show(
+        &mut self,
+        what: &super::serial::Show,
+        port: &mut dyn std::io::Write,
+    ) -> std::io::Result<()> {
+        if let super::serial::Show::Positions(positions) = what {
+            let new = self.expected != *positions;
+            self.expected.clone_from(positions);
+            // Not yet known which way round: the board as it stands may tell, read it again.
+            if new && !self.oriented {
+                self.asked = Instant::now();
+                port.write_all(&[SEND_BOARD])?;
+            }
+        }
+        Ok(())
     }
 }
 

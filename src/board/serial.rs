@@ -130,6 +130,9 @@ pub enum Show {
     /// Squares to put right.
     Fix(Vec<shakmaty::Square>),
     Nothing,
+    /// The positions the game can explain, as piece codes by square (not shown: a board that
+    /// identifies pieces learns from them which way round its squares come).
+    Positions(Vec<[u8; 64]>),
 }
 
 fn open(path: &Path, baud: u32) -> Result<Box<dyn serialport::SerialPort>, serialport::Error> {

@@ -69,6 +69,8 @@ pub struct SimOptions {
 /// How long after the move that precedes it a silence begins: time for the host to read that
 /// move. The next move is made during the silence, and the players wait for the board after it.
 pub const SILENCE_DELAY: Duration = Duration::from_secs(1);
+/// How often a ChessLink board reporting on every scan sends its status.
+pub const CHESSLINK_SCAN: Duration = Duration::from_millis(250);
 /// How often a flickering square is reported.
 pub const FLICKER_EVERY: Duration = Duration::from_millis(200);
 
@@ -194,13 +196,16 @@ fn occupancy(board: &Board) -> u64 {
     board.occupied().0
 }
 
-/// The board end of the link: the pseudo-terminal's master. The simulator does not keep the
-/// terminal (its slave end) open itself, so the master sees whether a host has the port open:
+/// The board end of the link: the pseudo-terminal's master, kept open for the whole run (a new
+/// terminal only for a pulled cable). The simulator does not keep the terminal (its slave end)
+/// open itself, so the master sees whether a host has the port open:
 /// with no slave open, poll reports POLLHUP and reading fails with EIO.
 struct Link {
     master: TTYPort,
     /// A host has had this terminal open (a hang-up after that means it went away).
     host_seen: bool,
+    /// The terminal's (slave's) path.
+    slave: Option<String>,
 }
 
 /// What the master end saw while waiting for bytes.
@@ -245,6 +250,35 @@ impl Link {
     }
 }
 
+impl Link {
+    /// After a host closed the terminal: makes it ready for the next one (the slave path stays
+    /// the same). Bytes left in it are thrown away, and the exclusive lock a killed host may
+    /// have left on it is lifted. `false` when that cannot be done (a fresh terminal is then
+    /// needed).
+    fn ready_again(&mut self) -> bool {
+        self.host_seen = false;
+        let Some(name) = self.slave.clone() else {
+            return false;
+        };
+        let Ok(c) = std::ffi::CString::new(name) else {
+            return false;
+        };
+        // SAFETY: a valid C string; the descriptor is closed below.
+        let fd =
+            unsafe { libc::open(c.as_ptr(), libc::O_RDWR | libc::O_NOCTTY | libc::O_NONBLOCK) };
+        if fd < 0 {
+            return false;
+        }
+        // SAFETY: `fd` is an open terminal of ours; these ioctls take no pointer.
+        unsafe {
+            libc::ioctl(fd, libc::TIOCNXCL);
+            libc::tcflush(fd, libc::TCIOFLUSH);
+            libc::close(fd);
+        }
+        true
+    }
+}
+
 /// Makes a new pseudo-terminal and points the symlink at `path` to it (atomically, so that a
 /// host looking for the port finds either the old terminal or the new one, never nothing).
 fn open_link(path: &Path) -> std::io::Result<Link> {
@@ -278,6 +312,7 @@ fn open_link(path: &Path) -> std::io::Result<Link> {
     Ok(Link {
         master,
         host_seen: false,
+        slave: Some(name),
     })
 }
 
@@ -302,13 +337,39 @@ struct SimBoard {
     protocol: Protocol,
     rotated: bool,
     board: Board,
-    /// Host command bytes not yet understood (ChessLink commands span several bytes).
+    /// Host command bytes not yet understood (commands span several bytes).
     pending: Vec<u8>,
     connected: bool,
     leds: u64,
+    /// DGT: field updates are sent (an update mode was asked for since the last reset).
+    updates: bool,
+    /// ChessLink: register 02, automatic reports (0 every scan, 1 off, 3-7 on change).
+    reports: u8,
 }
 
 impl SimBoard {
+    fn new(protocol: Protocol, rotated: bool, board: Board) -> SimBoard {
+        SimBoard {
+            protocol,
+            rotated,
+            board,
+            pending: Vec::new(),
+            connected: false,
+            leds: 0,
+            updates: false,
+            reports: 0,
+        }
+    }
+
+    /// The host went away (or the cable was pulled): what it asked for is forgotten, as a
+    /// board powered by its port forgets it.
+    fn host_gone(&mut self) {
+        self.connected = false;
+        self.pending.clear();
+        self.updates = false;
+        self.reports = 0;
+    }
+
     fn answer(&mut self, bytes: &[u8], out: &mut Vec<u8>) {
         for &b in bytes {
             match self.protocol {
@@ -318,20 +379,65 @@ impl SimBoard {
                         out.extend(diy::frame(occupancy(&self.board)).bytes());
                     }
                 }
-                Protocol::Dgt => match b {
-                    dgt::SEND_BOARD => {
-                        self.connected = true;
-                        out.extend(self.dgt_dump());
-                    }
-                    dgt::SEND_VERSION => out.extend(dgt::message(dgt::MSG_VERSION, &[1, 7])),
-                    dgt::SEND_SERIAL => out.extend(dgt::message(dgt::MSG_SERIAL, b"12345")),
-                    _ => {}
-                },
+                Protocol::Dgt => {
+                    self.pending.push(b);
+                    self.dgt_commands(out);
+                }
                 Protocol::ChessLink => {
-                    self.pending.push(b & 0x7F);
+                    self.pending.push(b);
                     self.chesslink_commands(out);
                 }
             }
+        }
+    }
+
+    /// Whole DGT commands: one byte each, but a clock message (`0x2b`) carries a length byte
+    /// and that many bytes of payload, which are no commands.
+    fn dgt_commands(&mut self, out: &mut Vec<u8>) {
+        while let Some(&c) = self.pending.first() {
+            let len = if c == dgt::CLOCK_MESSAGE {
+                match self.pending.get(1) {
+                    Some(&n) => 2 + usize::from(n),
+                    None => return,
+                }
+            } else {
+                1
+            };
+            if self.pending.len() < len {
+                return;
+            }
+            self.pending.drain(..len);
+            self.dgt_command(c, out);
+        }
+    }
+
+    fn dgt_command(&mut self, c: u8, out: &mut Vec<u8>) {
+        match c {
+            dgt::RESET => self.updates = false,
+            dgt::SEND_BOARD => {
+                self.connected = true;
+                out.extend(self.dgt_dump());
+            }
+            dgt::UPDATE | dgt::UPDATE_BOARD | dgt::UPDATE_NICE => {
+                self.connected = true;
+                self.updates = true;
+            }
+            dgt::SEND_VERSION => out.extend(dgt::message(dgt::MSG_VERSION, &[1, 7])),
+            dgt::SEND_SERIAL => out.extend(dgt::message(dgt::MSG_SERIAL, b"12345")),
+            dgt::SEND_LONG_SERIAL => out.extend(dgt::message(dgt::MSG_LONG_SERIAL, b"3201012345")),
+            dgt::SEND_TRADEMARK => out.extend(dgt::message(
+                dgt::MSG_TRADEMARK,
+                b"Digital Game Technology\nchessboardd simulator",
+            )),
+            dgt::SEND_BUS_ADDRESS => out.extend(dgt::message(dgt::MSG_BUS_ADDRESS, &[0, 1])),
+            // No clock connected: all times zero, status "no clock".
+            dgt::SEND_CLOCK => out.extend(dgt::message(dgt::MSG_CLOCK, &[0, 0, 0, 0, 0, 0, 0x20])),
+            // Full, running on battery, times not known.
+            dgt::SEND_BATTERY => out.extend(dgt::message(
+                dgt::MSG_BATTERY,
+                &[100, 0x7F, 0x7F, 0, 0, 0, 0, 0, 0x02],
+            )),
+            _ => {}
         }
     }
 
@@ -343,12 +449,14 @@ impl SimBoard {
         d
     }
 
+    /// Whole ChessLink commands. A byte with even parity, or a command whose checksum is
+    /// wrong, is ignored (the board waits for the next command letter).
     fn chesslink_commands(&mut self, out: &mut Vec<u8>) {
         loop {
             let Some(&c) = self.pending.first() else {
                 return;
             };
-            let len = match c {
+            let len = match c & 0x7F {
                 b'V' | b'S' | b'X' | b'T' => 3,
                 b'W' => 7,
                 b'R' => 5,
@@ -361,21 +469,40 @@ impl SimBoard {
             if self.pending.len() < len {
                 return;
             }
-            let cmd: Vec<u8> = self.pending.drain(..len).collect();
+            let raw: Vec<u8> = self.pending[..len].to_vec();
+            let cmd: Vec<u8> = raw.iter().map(|b| b & 0x7F).collect();
+            let parity = raw.iter().all(|b| b.count_ones() % 2 == 1);
+            let body = String::from_utf8_lossy(&cmd[..len - 2]).to_string();
+            if !parity || chesslink::message(&body).as_bytes() != cmd.as_slice() {
+                // Not a command: look for one from the next byte on.
+                self.pending.remove(0);
+                continue;
+            }
+            self.pending.drain(..len);
+            self.connected = true;
             let reply = match cmd[0] {
                 b'V' => Some("v0104".to_string()),
-                b'S' => {
-                    self.connected = true;
-                    None
-                }
+                b'S' => None,
                 b'X' => Some("x".into()),
                 b'L' => {
                     self.leds += 1;
                     Some("l".into())
                 }
-                b'W' => Some(format!("w{}", String::from_utf8_lossy(&cmd[1..5]))),
+                b'W' => {
+                    if &cmd[1..3] == b"02" {
+                        let v = std::str::from_utf8(&cmd[3..5])
+                            .ok()
+                            .and_then(|v| u8::from_str_radix(v, 16).ok());
+                        self.reports = v.unwrap_or(self.reports);
+                    }
+                    Some(format!("w{}", String::from_utf8_lossy(&cmd[1..5])))
+                }
                 b'R' => Some(format!("r{}00", String::from_utf8_lossy(&cmd[1..3]))),
-                _ => None,
+                // A reset: no reply; the board starts again with its defaults.
+                _ => {
+                    self.reports = 0;
+                    continue;
+                }
             };
             match reply {
                 Some(r) => out.extend(chesslink::wire(&r)),
@@ -395,6 +522,10 @@ impl SimBoard {
     fn report(&self, sq: Square, piece: Option<Piece>) -> Vec<u8> {
         match self.protocol {
             Protocol::Diy => diy::frame(occupancy(&self.board)).into_bytes(),
+            // Out of update mode a DGT board sends nothing of itself; with reports off, a
+            // ChessLink board neither.
+            Protocol::Dgt if !self.updates => Vec::new(),
+            Protocol::ChessLink if self.reports == 1 => Vec::new(),
             Protocol::Dgt => {
                 let mut field = (0..64).find(|f| dgt::square_of(*f) == sq).unwrap_or(0);
                 if self.rotated {
@@ -435,21 +566,15 @@ fn garbage(rng: &mut Rng, protocol: Protocol) -> Vec<u8> {
 /// The players only play while a host listens. When the host goes away (it closed the port, or
 /// died: the terminal hangs up either way), the move in progress is finished, as a person does
 /// not stop with a piece in hand, but no new move is started; the reports of that move are not
-/// sent (a board that is not connected sends nothing), and the port gets a fresh terminal, so the
-/// next host finds no stale bytes and no exclusive lock left by a host that was killed. When a
+/// sent (a board that is not connected sends nothing). The port stays the same terminal, as a
+/// board's device node stays the same, but is cleared: the next host (or the same one opening it
+/// again at once) finds no stale bytes and no exclusive lock left by a host that was killed. When a
 /// host opens the port again and sends its start-up commands, it is answered with the board as
 /// it stands and the game goes on.
 pub fn run(opts: &SimOptions) -> std::io::Result<SimReport> {
     let mut rng = Rng::new(opts.seed);
     let mut link = open_link(&opts.link)?;
-    let mut b = SimBoard {
-        protocol: opts.protocol,
-        rotated: opts.rotated,
-        board: opts.start.board().clone(),
-        pending: Vec::new(),
-        connected: false,
-        leds: 0,
-    };
+    let mut b = SimBoard::new(opts.protocol, opts.rotated, opts.start.board().clone());
     let mut report = SimReport::default();
     // Speed shortens the players' thinking; the hands still take their time, so that a board's
     // debounce and settle see each step (60 ms at least, 500 ms between moves).
@@ -514,8 +639,7 @@ pub fn run(opts: &SimOptions) -> std::io::Result<SimReport> {
         let quiet = matches!(silence, Silence::On { .. });
         if seen.hung_up && link.host_seen {
             // The host is gone. Its last bytes do not matter; the players wait for the next.
-            b.connected = false;
-            b.pending.clear();
+            b.host_gone();
             if !mid_move(next) {
                 due = None;
             }
@@ -526,8 +650,12 @@ pub fn run(opts: &SimOptions) -> std::io::Result<SimReport> {
                  make {} more, then wait",
                 report.moves, opts.play_on
             );
-            drop(link);
-            link = open_link(&opts.link)?;
+            // The port stays where it is, as a board's device node does: the next host (or
+            // the same one, probing and opening it again at once) opens the same terminal.
+            if !link.ready_again() {
+                drop(link);
+                link = open_link(&opts.link)?;
+            }
             continue;
         }
         let host = !seen.hung_up;
@@ -602,8 +730,7 @@ pub fn run(opts: &SimOptions) -> std::io::Result<SimReport> {
                     std::thread::sleep(scale(400).max(Duration::from_millis(200)));
                     link = open_link(&opts.link)?;
                     report.reconnects += 1;
-                    b.connected = false;
-                    b.pending.clear();
+                    b.host_gone();
                 }
             }
         }
@@ -619,6 +746,16 @@ pub fn run(opts: &SimOptions) -> std::io::Result<SimReport> {
         {
             heartbeat = now;
             out.extend(diy::frame(occupancy(&b.board)).bytes());
+        }
+        // A ChessLink board reporting on every scan (register 02 at 0, its default).
+        if opts.protocol == Protocol::ChessLink
+            && b.connected
+            && b.reports == 0
+            && !quiet
+            && now.duration_since(heartbeat) >= CHESSLINK_SCAN
+        {
+            heartbeat = now;
+            out.extend(b.chesslink_status());
         }
         // A flickering sensor: its square reported again and again, unchanged.
         if let (Some(sq), Protocol::Dgt) = (opts.flicker, opts.protocol) {
@@ -654,6 +791,117 @@ pub fn run(opts: &SimOptions) -> std::io::Result<SimReport> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn board(protocol: Protocol) -> SimBoard {
+        SimBoard::new(protocol, false, Board::default())
+    }
+
+    fn said(b: &mut SimBoard, bytes: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        b.answer(bytes, &mut out);
+        out
+    }
+
+    fn chesslink_cmds(cmds: &[&str]) -> Vec<u8> {
+        cmds.iter().flat_map(|c| chesslink::wire(c)).collect()
+    }
+
+    #[test]
+    fn chesslink_reports_by_default_and_register_02_turns_reports_off() {
+        let mut b = board(Protocol::ChessLink);
+        // Any command is a host: no `S` needed for the board to report.
+        assert_eq!(
+            said(&mut b, &chesslink_cmds(&["V"])),
+            chesslink::wire("v0104")
+        );
+        assert!(b.connected);
+        assert_eq!(b.reports, 0);
+        assert!(!b.report(Square::E4, None).is_empty());
+        said(&mut b, &chesslink_cmds(&["W0201"]));
+        assert_eq!(b.reports, 1);
+        assert!(b.report(Square::E4, None).is_empty());
+        // `S` is still answered.
+        assert_eq!(said(&mut b, &chesslink_cmds(&["S"])), b.chesslink_status());
+        said(&mut b, &chesslink_cmds(&["W0203"]));
+        assert!(!b.report(Square::E4, None).is_empty());
+    }
+
+    #[test]
+    fn chesslink_reset_has_no_reply_and_bad_commands_are_ignored() {
+        let mut b = board(Protocol::ChessLink);
+        said(&mut b, &chesslink_cmds(&["W0201"]));
+        assert!(said(&mut b, &chesslink_cmds(&["T"])).is_empty());
+        assert_eq!(b.reports, 0, "a reset restores the defaults");
+        // A wrong checksum: no answer.
+        let bad: Vec<u8> = "S00".bytes().map(chesslink::with_parity).collect();
+        assert!(said(&mut b, &bad).is_empty());
+        // Even parity: no answer.
+        let even: Vec<u8> = chesslink::message("S").bytes().collect();
+        assert!(even.iter().any(|c| c.count_ones() % 2 == 0));
+        assert!(said(&mut b, &even).is_empty());
+        // And the next good command is understood.
+        assert_eq!(said(&mut b, &chesslink_cmds(&["X"])), chesslink::wire("x"));
+    }
+
+    #[test]
+    fn dgt_clock_messages_are_not_read_as_commands() {
+        let mut b = board(Protocol::Dgt);
+        // A clock text holding the bytes of "send board" and "version".
+        let clock = [
+            dgt::CLOCK_MESSAGE,
+            0x06,
+            0x03,
+            0x0C,
+            dgt::SEND_BOARD,
+            dgt::SEND_VERSION,
+            0x42,
+            0x00,
+        ];
+        assert!(said(&mut b, &clock[..3]).is_empty());
+        assert!(said(&mut b, &clock[3..]).is_empty());
+        assert!(!b.connected);
+        assert_eq!(
+            said(&mut b, &[dgt::SEND_VERSION]),
+            dgt::message(dgt::MSG_VERSION, &[1, 7])
+        );
+    }
+
+    #[test]
+    fn dgt_answers_the_other_board_commands() {
+        let mut b = board(Protocol::Dgt);
+        let mut d = dgt::Decoder::default();
+        for (cmd, id, len) in [
+            (dgt::SEND_CLOCK, dgt::MSG_CLOCK, 7),
+            (dgt::SEND_BUS_ADDRESS, dgt::MSG_BUS_ADDRESS, 2),
+            (dgt::SEND_TRADEMARK, dgt::MSG_TRADEMARK, 0),
+            (dgt::SEND_BATTERY, dgt::MSG_BATTERY, 9),
+            (dgt::SEND_LONG_SERIAL, dgt::MSG_LONG_SERIAL, 10),
+        ] {
+            let mut msgs = Vec::new();
+            d.feed(&said(&mut b, &[cmd]), &mut msgs);
+            assert_eq!(msgs.len(), 1, "{cmd:#x}");
+            assert_eq!(msgs[0].0, id, "{cmd:#x}");
+            assert!(
+                len == 0 || msgs[0].1.len() == len,
+                "{cmd:#x}: {:?}",
+                msgs[0]
+            );
+        }
+        assert_eq!(d.dropped, 0);
+    }
+
+    #[test]
+    fn dgt_sends_field_updates_only_in_an_update_mode() {
+        let mut b = board(Protocol::Dgt);
+        said(&mut b, &[dgt::SEND_BOARD]);
+        assert!(b.report(Square::E2, None).is_empty());
+        said(&mut b, &[dgt::UPDATE_BOARD]);
+        assert!(!b.report(Square::E2, None).is_empty());
+        said(&mut b, &[dgt::RESET]);
+        assert!(b.report(Square::E2, None).is_empty());
+        said(&mut b, &[dgt::UPDATE_NICE]);
+        assert!(!b.report(Square::E2, None).is_empty());
+    }
 
     #[test]
     fn steps_end_on_the_position_after_the_move() {
