@@ -755,6 +755,7 @@ fn wait_for_board(
     roots: &discover::Roots,
     cfg: &Config,
     speech_flags: &SpeechFlags,
+    events_json: bool,
 ) -> Result<BoardSpec, Fail> {
     if let Some(found) = discover::find(roots) {
         tracing::info!("no board configured: using {} ({})", found.spec, found.how);
@@ -782,7 +783,14 @@ fn wait_for_board(
     if let Ok(sc) = speech_from(cfg, speech_flags) {
         if let Some(mut speaker) = start_speaker(sc) {
             let text = cfg.settings.phrases.words.board_waiting.clone();
-            println!("{text}");
+            // Printed as `run` prints what it says: an event with --events-json, else the text.
+            if events_json {
+                let event =
+                    serde_json::json!({"t": 0, "type": "say", "text": text, "priority": "error"});
+                println!("{event}");
+            } else {
+                println!("{text}");
+            }
             speaker.say(&text, Class::Error, None);
             speaker.finish();
         }
@@ -838,7 +846,7 @@ pub fn run(
                         .discover_root
                         .as_deref()
                         .map_or_else(discover::Roots::default, discover::Roots::under);
-                    wait_for_board(&roots, &cfg, speech_flags)?
+                    wait_for_board(&roots, &cfg, speech_flags, events_json)?
                 }
             },
         };

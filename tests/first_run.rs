@@ -73,7 +73,21 @@ fn with_no_board_configured_run_waits_and_starts_when_one_is_plugged_in() {
         "said once what to configure:\n{stderr}"
     );
     assert!(stderr.contains("[board]"), "{stderr}");
-    assert!(stdout.contains("Warte auf das Brett"), "{stdout}");
+    // Said once, as `run --events-json` prints everything: an event.
+    let waiting: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.contains("Warte auf das Brett"))
+        .collect();
+    assert!(!waiting.is_empty(), "{stdout}");
+    for line in stdout.lines() {
+        let v: serde_json::Value = serde_json::from_str(line)
+            .unwrap_or_else(|e| panic!("--events-json prints JSON only: {line}: {e}"));
+        assert!(v["type"].is_string(), "{line}");
+    }
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(waiting[0]).unwrap()["type"],
+        "say"
+    );
     assert!(stderr.contains("a board is there"), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }
