@@ -8,7 +8,7 @@ SHELL := /bin/bash
 BUILD_PACKAGES := pkg-config libasound2-dev libclang-dev libespeak-ng-dev espeak-ng-data
 TEST_PACKAGES := espeak-ng systemd chromium fonts-dejavu-core liblouis-bin mosquitto openssl
 
-.PHONY: all deps deps-build build demo test lint bench bench-tempo bench-matcher clean
+.PHONY: all deps deps-build build demo test check lint bench bench-tempo bench-matcher clean
 
 all: build
 
@@ -31,6 +31,11 @@ test: deps lint
 	@CARGO=$(CARGO) scripts/test.sh; status=$$?; \
 	awk '/^test result:/ { p += $$4; f += $$6 } END { printf "tests: %d passed, %d failed\n", p, f }' target/test.log; \
 	exit $$status
+
+# The quick lane for the edit-compile loop: fmt, clippy, the unit tests and the scenarios (no
+# boards on pseudo-terminals, no daemons, no browser). `make test` runs everything, as CI does.
+check: lint
+	$(CARGO) test --lib --test scenarios --test pulled_cables --test dead_positions
 
 # fmt and clippy come with rustup's default profile; skipped with a note where they are missing.
 lint:
