@@ -785,9 +785,14 @@ fn wait_for_board(
             let text = cfg.settings.phrases.words.board_waiting.clone();
             // Printed as `run` prints what it says: an event with --events-json, else the text.
             if events_json {
-                let event =
-                    serde_json::json!({"t": 0, "type": "say", "text": text, "priority": "error"});
-                println!("{event}");
+                let event = chessboardd::engine::Event {
+                    t: 0,
+                    kind: EventKind::Say {
+                        text: text.clone(),
+                        priority: chessboardd::engine::Priority::Error,
+                    },
+                };
+                println!("{}", event.to_json());
             } else {
                 println!("{text}");
             }

@@ -2,7 +2,6 @@
 //! (the service would be started again and again): it says once what it waits for, and starts
 //! on the board as soon as one it recognises is plugged in.
 
-use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -111,6 +110,5 @@ fn check_config_says_which_board_run_would_use() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{out}");
     assert!(out.contains("board: none configured"), "{out}");
-    assert!(Path::new(&config).exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
