@@ -227,18 +227,16 @@ pub fn binding_help(key: &str, b: &Binding, phrases: &Phrases) -> String {
 /// A command line in words: its name from the language's list, its arguments as words.
 pub fn spoken_command(line: &str, phrases: &Phrases) -> String {
     let w = &phrases.words;
-    let names = &super::COMMAND_NAMES;
     // The longest name the line starts with ("rate up" before "rate").
-    let Some((i, name)) = names
+    let Some(spec) = super::COMMANDS
         .iter()
-        .enumerate()
-        .filter(|(_, n)| line == **n || line.starts_with(&format!("{n} ")))
-        .max_by_key(|(_, n)| n.len())
+        .filter(|c| line == c.name || line.starts_with(&format!("{} ", c.name)))
+        .max_by_key(|c| c.name.len())
     else {
         return line.to_string();
     };
-    let mut out = w.commands[i].clone();
-    for arg in line[name.len()..].split_whitespace() {
+    let mut out = spoken_name(spec, phrases).to_string();
+    for arg in line[spec.name.len()..].split_whitespace() {
         out.push(' ');
         let piece = ["king", "queen", "rook", "bishop", "knight", "pawn"]
             .iter()
@@ -253,6 +251,15 @@ pub fn spoken_command(line: &str, phrases: &Phrases) -> String {
         }
     }
     out
+}
+
+/// A command's spoken name, by its words key.
+pub fn spoken_name<'a>(spec: &super::Spec, phrases: &'a Phrases) -> &'a str {
+    let i = super::COMMAND_NAMES
+        .iter()
+        .position(|n| *n == spec.words)
+        .expect("every row's words key is in the list");
+    &phrases.words.commands[i]
 }
 
 /// A key went down or up, or was held long enough.

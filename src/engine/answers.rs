@@ -5,7 +5,7 @@ use shakmaty::{Bitboard, Chess, Color, Piece, Position, Role};
 
 use super::arbiter::{Engine, Held, Phase};
 use super::event::{Event, EventKind, Millis, Priority};
-use super::input::{Button, Command, VoiceChange, CONFIRM_MS};
+use super::input::{Button, Command, Query, VoiceChange, CONFIRM_MS};
 use super::rules::Mode;
 use super::settings::TimeAnswer;
 use crate::speech::phrase::{sentences, Style};
@@ -13,6 +13,10 @@ use crate::speech::phrase::{sentences, Style};
 impl Engine {
     /// A control input at time `t`.
     pub fn press(&mut self, t: Millis, button: Button, out: &mut Vec<Event>) {
+        if let Some(q) = button.query() {
+            self.ask(t, q, out);
+            return;
+        }
         self.advance(t, out);
         let over = self.phase == Phase::Over;
         match button {
@@ -68,27 +72,13 @@ impl Engine {
         let over = self.phase == Phase::Over;
         let w = &self.s.phrases.words;
         match button {
-            Button::Clock | Button::Promote(_) => {}
-            Button::Repeat => {
-                let text = self
-                    .last_say
-                    .clone()
-                    .unwrap_or_else(|| w.no_move_yet.clone());
-                self.say(out, text, Priority::Query);
-            }
-            Button::Time => {
-                let text = self.time_text();
-                self.emit_clock(out);
-                self.say(out, text, Priority::Query);
-            }
-            Button::Moves => {
-                let text = self.time_text();
-                self.say(out, text, Priority::Query);
-            }
-            Button::Position => {
-                let text = self.pieces_text(None, None, Bitboard::FULL);
-                self.say(out, text, Priority::Query);
-            }
+            // (Asked above.)
+            Button::Clock
+            | Button::Promote(_)
+            | Button::Repeat
+            | Button::Time
+            | Button::Moves
+            | Button::Position => {}
             Button::Draw => {
                 if !over {
                     self.draw_button(out);
@@ -134,24 +124,21 @@ impl Engine {
         }
     }
 
-    /// Answers a command (spoken with query priority) and carries out orders. Returns the text
-    /// said, for the control socket's answer.
-    pub fn command(&mut self, t: Millis, cmd: Command, out: &mut Vec<Event>) -> String {
+    /// Answers a question, from a command or a button: the one place questions are answered.
+    /// The answer is spoken (query priority) and returned, for the control socket's answer.
+    pub fn ask(&mut self, t: Millis, q: Query, out: &mut Vec<Event>) -> String {
         self.advance(t, out);
-        if !matches!(cmd, Command::Press(_)) {
-            // A question comes after what the board shows: a held move counts first.
-            self.settle_hold(out);
-            self.resolve_alt_as_continued(out);
-        }
+        // A question comes after what the board shows: a held move counts first.
+        self.settle_hold(out);
+        self.resolve_alt_as_continued(out);
         let p = self.s.phrases.clone();
         let w = &p.words;
-        let board = self.game.pos.board().clone();
-        let text = match cmd {
-            Command::Last => self
+        let text = match q {
+            Query::Last => self
                 .last_say
                 .clone()
                 .unwrap_or_else(|| w.no_move_yet.clone()),
-            Command::Moves(n) => {
+            Query::Moves(n) => {
                 let plies = &self.game.plies;
                 let from = plies.len().saturating_sub(n.max(1) as usize);
                 let said: Vec<String> = plies[from..]
@@ -172,18 +159,24 @@ impl Engine {
                     said.join(", ")
                 }
             }
-            Command::Time => self.time_text(),
-            Command::Turn => format!("{} {}", w.color(self.game.pos.turn()), w.to_move),
-            Command::Position(color, role) => self.pieces_text(color, role, Bitboard::FULL),
-            Command::Rank(r) => {
+            Query::Time { show_clock } => {
+                let text = self.time_text();
+                if show_clock {
+                    self.emit_clock(out);
+                }
+                text
+            }
+            Query::Turn => format!("{} {}", w.color(self.game.pos.turn()), w.to_move),
+            Query::Position(color, role) => self.pieces_text(color, role, Bitboard::FULL),
+            Query::Rank(r) => {
                 let text = self.pieces_text(None, None, Bitboard::from_rank(r));
                 format!("{} {}: {text}", w.rank, w.rank(r))
             }
-            Command::File(f) => {
+            Query::File(f) => {
                 let text = self.pieces_text(None, None, Bitboard::from_file(f));
                 format!("{} {}: {text}", w.file_word, w.file(f))
             }
-            Command::Square(sq) => match board.piece_at(sq) {
+            Query::Square(sq) => match self.game.pos.board().piece_at(sq) {
                 Some(pc) => format!("{} {} {}", w.color(pc.color), w.piece(pc.role), {
                     let mut s = w.on.clone();
                     p.push_square(&mut s, sq);
@@ -191,6 +184,26 @@ impl Engine {
                 }),
                 None => format!("{} {}", p.square(sq), w.empty),
             },
+            Query::Help => self.s.help.clone().unwrap_or_else(|| w.help.clone()),
+        };
+        self.answer(text, out)
+    }
+
+    /// Carries out a command; a question is answered by [`Engine::ask`]. Returns the text
+    /// said, for the control socket's answer.
+    pub fn command(&mut self, t: Millis, cmd: Command, out: &mut Vec<Event>) -> String {
+        if let Command::Ask(q) = cmd {
+            return self.ask(t, q, out);
+        }
+        self.advance(t, out);
+        if !matches!(cmd, Command::Press(_)) {
+            // An order comes after what the board shows: a held move counts first.
+            self.settle_hold(out);
+            self.resolve_alt_as_continued(out);
+        }
+        let w = &self.s.phrases.words;
+        let text = match cmd {
+            Command::Ask(_) => unreachable!("answered above"),
             Command::Pause | Command::Resume | Command::TogglePause | Command::Start => {
                 let standing = self.clock.as_ref().is_some_and(|c| c.is_paused());
                 let pause = match cmd {
@@ -209,16 +222,16 @@ impl Engine {
                         c.start(turn, self.now);
                     }
                 }
-                self.emit_clock(out);
-                if pause {
+                let text = if pause {
                     w.paused.clone()
                 } else if cmd == Command::Start {
                     w.clock_started.clone()
                 } else {
                     w.resumed.clone()
-                }
+                };
+                self.emit_clock(out);
+                text
             }
-            Command::Help => self.s.help.clone().unwrap_or_else(|| w.help.clone()),
             Command::Voice(change) => {
                 let v = self.voice;
                 let next = v.changed(change);
@@ -250,7 +263,7 @@ impl Engine {
                     .is_some_and(|(u, at)| u == b && self.now.saturating_sub(at) <= CONFIRM_MS);
                 if !confirmed {
                     self.unconfirmed = Some((b, self.now));
-                    let text = sentences(&w.confirm);
+                    let text = sentences(&self.s.phrases.words.confirm);
                     self.say(out, text.clone(), Priority::Query);
                     return text;
                 }
@@ -264,7 +277,11 @@ impl Engine {
                 return said_since(out, before);
             }
         };
-        // Said as a sentence, and answered as said.
+        self.answer(text, out)
+    }
+
+    /// Says `text` as a sentence with query priority, and returns it as said.
+    fn answer(&mut self, text: String, out: &mut Vec<Event>) -> String {
         let text = sentences(&text);
         self.say(out, text.clone(), Priority::Query);
         text

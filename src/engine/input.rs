@@ -134,22 +134,12 @@ impl std::str::FromStr for Button {
     }
 }
 
-/// A question or an order from the control socket, a keypad or the buttons.
+/// A question or an order from the control socket, a keypad or the buttons (the names by which
+/// they are given are `control::COMMANDS`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Command {
-    /// The last move again.
-    Last,
-    /// The last N moves.
-    Moves(u32),
-    /// F2.9d: moves made and both players' time.
-    Time,
-    /// Whose move it is.
-    Turn,
-    /// The whole position, or one side's pieces, or the pieces of one kind.
-    Position(Option<Color>, Option<Role>),
-    Rank(Rank),
-    File(File),
-    Square(Square),
+    /// A question: answered aloud and to the asker.
+    Ask(Query),
     /// Art. 6.13: the clocks stopped for the arbiter, and started again.
     Pause,
     Resume,
@@ -157,11 +147,46 @@ pub enum Command {
     TogglePause,
     /// Starts the clocks (a game that waits for its start, or after a pause).
     Start,
-    Help,
     /// A button; resign, new game and takeback want the same command again to confirm.
     Press(Button),
     /// Speech rate and volume.
     Voice(VoiceChange),
+}
+
+/// A question about the game. Every question, from a command or a button, is answered by
+/// `Engine::ask`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Query {
+    /// The last move again.
+    Last,
+    /// The last N moves.
+    Moves(u32),
+    /// F2.9d: moves made and both players' time; with `show_clock`, the clocks are also
+    /// reported as they stand (a `clock` event).
+    Time {
+        show_clock: bool,
+    },
+    /// Whose move it is.
+    Turn,
+    /// The whole position, or one side's pieces, or the pieces of one kind.
+    Position(Option<Color>, Option<Role>),
+    Rank(Rank),
+    File(File),
+    Square(Square),
+    Help,
+}
+
+impl Button {
+    /// The question a button asks, if it asks one.
+    pub fn query(self) -> Option<Query> {
+        Some(match self {
+            Button::Repeat => Query::Last,
+            Button::Time => Query::Time { show_clock: true },
+            Button::Moves => Query::Time { show_clock: false },
+            Button::Position => Query::Position(None, None),
+            _ => return None,
+        })
+    }
 }
 
 /// How long a confirmation (the same command again) is waited for.

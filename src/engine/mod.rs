@@ -46,7 +46,7 @@ pub use arbiter::Engine;
 pub use event::{Event, EventKind, Millis, Priority};
 pub use games::Resumed;
 pub use input::{
-    Button, Command, LinkState, PortError, Reading, VoiceChange, VoiceLevel, CONFIRM_MS,
+    Button, Command, LinkState, PortError, Query, Reading, VoiceChange, VoiceLevel, CONFIRM_MS,
 };
 pub use physical::{code_piece, piece_code};
 pub use settings::{Settings, TIME_WARNINGS_MS};

@@ -1,0 +1,272 @@
+//! The command language, defined once: [`COMMANDS`] has one row per command, and the socket's
+//! parser, the help list, the errors' list of accepted commands, the spoken names of keys and
+//! buttons all come from it.
+//!
+//! Adding a command is one row here, one arm where the engine carries it out
+//! (`engine::answers`), and its spoken name in each language (the row's `words` key).
+
+use shakmaty::{Color, File, Rank, Role, Square};
+
+use crate::engine::{Button, Command, Query, VoiceChange};
+
+/// One command: how it is written, what follows its name, how it is spoken, what it does.
+#[derive(Copy, Clone, Debug)]
+pub struct Spec {
+    /// The words a command line begins with: its name, and a fixed argument if the row has one
+    /// ("rate up" and "rate down" are two rows of the command `rate`).
+    pub name: &'static str,
+    /// The arguments that follow, and the engine command made of them.
+    pub args: Args,
+    /// The key of its spoken name (`[speech.words] commands`).
+    pub words: &'static str,
+}
+
+/// The arguments a command takes after its name, each with the engine command it makes.
+#[derive(Copy, Clone, Debug)]
+pub enum Args {
+    /// None: the command is always this one.
+    None(Command),
+    /// `N`, a number above 0; 1 when left out.
+    Count(fn(u32) -> Command),
+    /// `[white|black] [PIECE]`, both optional, in either order.
+    Side(fn(Option<Color>, Option<Role>) -> Command),
+    /// `N`, a rank 1 to 8.
+    Rank(fn(Rank) -> Command),
+    /// `X`, a file a to h.
+    File(fn(File) -> Command),
+    /// `SQ`, a square a1 to h8.
+    Square(fn(Square) -> Command),
+    /// `PIECE`, a piece a pawn may become.
+    Promotion(fn(Role) -> Command),
+}
+
+impl Args {
+    /// How the arguments are shown in the help (" N"), after the name.
+    fn usage(self) -> &'static str {
+        match self {
+            Args::None(_) => "",
+            Args::Count(_) | Args::Rank(_) => " N",
+            Args::Side(_) => " [white|black] [PIECE]",
+            Args::File(_) => " X",
+            Args::Square(_) => " SQ",
+            Args::Promotion(_) => " PIECE",
+        }
+    }
+
+    /// How many arguments it takes, at least and at most.
+    fn count(self) -> (usize, usize) {
+        match self {
+            Args::None(_) => (0, 0),
+            Args::Count(_) => (0, 1),
+            Args::Side(_) => (0, 2),
+            Args::Rank(_) | Args::File(_) | Args::Square(_) | Args::Promotion(_) => (1, 1),
+        }
+    }
+
+    /// The command the arguments make, or what is wrong with them (their number is right).
+    fn parse(self, args: &[&str]) -> Result<Command, &'static str> {
+        let arg = args.first().copied();
+        match self {
+            Args::None(c) => Ok(c),
+            Args::Count(make) => match arg {
+                None => Ok(make(1)),
+                Some(n) => n
+                    .parse()
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .map(make)
+                    .ok_or("N must be a number above 0"),
+            },
+            Args::Side(make) => {
+                let mut color = None;
+                let mut piece = None;
+                for a in args {
+                    match *a {
+                        "white" => color = Some(Color::White),
+                        "black" => color = Some(Color::Black),
+                        other => piece = Some(role(other).ok_or("neither a side nor a piece")?),
+                    }
+                }
+                Ok(make(color, piece))
+            }
+            Args::Rank(make) => arg
+                .and_then(|r| r.parse::<u32>().ok())
+                .filter(|r| (1..=8).contains(r))
+                .map(|r| make(Rank::new(r - 1)))
+                .ok_or("the rank is 1 to 8"),
+            Args::File(make) => arg
+                .and_then(|f| f.chars().next().filter(|_| f.len() == 1))
+                .and_then(|c| File::from_char(c.to_ascii_lowercase()))
+                .map(make)
+                .ok_or("the file is a to h"),
+            Args::Square(make) => arg
+                .and_then(|s| s.parse::<Square>().ok())
+                .map(make)
+                .ok_or("a square is a1 to h8"),
+            Args::Promotion(make) => match arg.and_then(role) {
+                Some(r @ (Role::Queen | Role::Rook | Role::Bishop | Role::Knight)) => Ok(make(r)),
+                _ => Err("the piece is queen, rook, bishop or knight"),
+            },
+        }
+    }
+}
+
+const fn row(name: &'static str, args: Args) -> Spec {
+    Spec {
+        name,
+        args,
+        words: name,
+    }
+}
+
+const fn press(name: &'static str, button: Button) -> Spec {
+    row(name, Args::None(Command::Press(button)))
+}
+
+const fn ask(name: &'static str, query: Query) -> Spec {
+    row(name, Args::None(Command::Ask(query)))
+}
+
+/// Every command, in the order help lists them and the languages' spoken names follow.
+pub const COMMANDS: [Spec; crate::speech::phrase::COMMAND_COUNT] = [
+    ask("last", Query::Last),
+    row("moves", Args::Count(|n| Command::Ask(Query::Moves(n)))),
+    ask("time", Query::Time { show_clock: false }),
+    ask("turn", Query::Turn),
+    row(
+        "position",
+        Args::Side(|c, r| Command::Ask(Query::Position(c, r))),
+    ),
+    row("rank", Args::Rank(|r| Command::Ask(Query::Rank(r)))),
+    row("file", Args::File(|f| Command::Ask(Query::File(f)))),
+    row("square", Args::Square(|s| Command::Ask(Query::Square(s)))),
+    row(
+        "promote",
+        Args::Promotion(|r| Command::Press(Button::Promote(r))),
+    ),
+    press("draw", Button::Draw),
+    press("claim", Button::Claim),
+    press("resign", Button::Resign),
+    press("adjust", Button::Adjust),
+    row("pause", Args::None(Command::Pause)),
+    row("resume", Args::None(Command::Resume)),
+    press("new-game", Button::NewGame),
+    press("takeback", Button::Takeback),
+    ask("help", Query::Help),
+    press("clock", Button::Clock),
+    row("start", Args::None(Command::Start)),
+    row("toggle-pause", Args::None(Command::TogglePause)),
+    row("rate up", Args::None(Command::Voice(VoiceChange::Faster))),
+    row("rate down", Args::None(Command::Voice(VoiceChange::Slower))),
+    row("volume up", Args::None(Command::Voice(VoiceChange::Louder))),
+    row(
+        "volume down",
+        Args::None(Command::Voice(VoiceChange::Quieter)),
+    ),
+];
+
+/// Every command's words key, in the order of the spoken names (`[speech.words] commands`).
+pub const COMMAND_NAMES: [&str; crate::speech::phrase::COMMAND_COUNT] = {
+    let mut names = [""; crate::speech::phrase::COMMAND_COUNT];
+    let mut i = 0;
+    while i < COMMANDS.len() {
+        names[i] = COMMANDS[i].words;
+        i += 1;
+    }
+    names
+};
+
+impl Spec {
+    /// The command's first word ("rate" of "rate up").
+    pub fn first_word(&self) -> &'static str {
+        self.name.split(' ').next().unwrap_or(self.name)
+    }
+
+    /// The fixed words after the first (`["up"]` of "rate up").
+    fn fixed(&self) -> impl Iterator<Item = &'static str> {
+        self.name.split(' ').skip(1)
+    }
+}
+
+/// The commands as help and errors list them: "last, moves N, ..., rate up|down, ...". Rows
+/// of one command with fixed arguments are told together.
+pub fn usage() -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut last_word = "";
+    for spec in &COMMANDS {
+        let word = spec.first_word();
+        let fixed: Vec<&str> = spec.fixed().collect();
+        if word == last_word && !fixed.is_empty() {
+            if let Some(p) = parts.last_mut() {
+                p.push('|');
+                p.push_str(&fixed.join(" "));
+            }
+        } else {
+            parts.push(format!("{}{}", spec.name, spec.args.usage()));
+        }
+        last_word = word;
+    }
+    parts.join(", ")
+}
+
+/// Whether `name` is the name of a command (the first word of a command line).
+pub fn known(name: &str) -> bool {
+    COMMANDS.iter().any(|c| c.first_word() == name)
+}
+
+/// The command a line gives, or what is wrong with it (never repeating more of the line than
+/// a command's name).
+pub fn parse(line: &str) -> Result<Command, String> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let (name, _) = words.split_first().ok_or("an empty command")?;
+    let bad = |what: &str| format!("{name}: {what} (commands: {})", usage());
+    let rows: Vec<&Spec> = COMMANDS
+        .iter()
+        .filter(|c| c.first_word() == *name)
+        .collect();
+    if rows.is_empty() {
+        // What the client sent is not repeated (it may be long, or made to mislead).
+        return Err(format!("unknown command (commands: {})", usage()));
+    }
+    for spec in &rows {
+        let fixed: Vec<&str> = spec.fixed().collect();
+        if words.len() > fixed.len() && words[1..=fixed.len()] == fixed[..] {
+            let args = &words[1 + fixed.len()..];
+            let (least, most) = spec.args.count();
+            if args.len() < least || args.len() > most {
+                return Err(bad("wrong number of arguments"));
+            }
+            return spec.args.parse(args).map_err(bad);
+        }
+    }
+    // A command whose rows each have a fixed argument, and none of them was given: with the
+    // right number of words, the accepted ones are named ("up or down").
+    let fixed: Vec<String> = rows
+        .iter()
+        .map(|c| c.fixed().collect::<Vec<_>>().join(" "))
+        .collect();
+    let words_each = rows[0].fixed().count();
+    if words_each > 0 && words.len() == 1 + words_each {
+        let (last, rest) = fixed.split_last().expect("rows are not empty");
+        let list = if rest.is_empty() {
+            last.clone()
+        } else {
+            format!("{} or {last}", rest.join(", "))
+        };
+        return Err(bad(&list));
+    }
+    Err(bad("wrong number of arguments"))
+}
+
+/// A piece by its name or letter.
+fn role(s: &str) -> Option<Role> {
+    Some(match s.to_ascii_lowercase().as_str() {
+        "k" | "king" => Role::King,
+        "q" | "queen" => Role::Queen,
+        "r" | "rook" => Role::Rook,
+        "b" | "bishop" => Role::Bishop,
+        "n" | "knight" => Role::Knight,
+        "p" | "pawn" => Role::Pawn,
+        _ => return None,
+    })
+}
