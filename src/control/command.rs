@@ -270,3 +270,58 @@ fn role(s: &str) -> Option<Role> {
         _ => return None,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_help_list_is_made_from_the_table() {
+        assert_eq!(
+            usage(),
+            "last, moves N, time, turn, position [white|black] [PIECE], rank N, file X, \
+             square SQ, promote PIECE, draw, claim, resign, adjust, pause, resume, new-game, \
+             takeback, help, clock, start, toggle-pause, rate up|down, volume up|down"
+        );
+    }
+
+    #[test]
+    fn every_row_has_its_own_name_and_words() {
+        for (i, a) in COMMANDS.iter().enumerate() {
+            for b in &COMMANDS[i + 1..] {
+                assert_ne!(a.name, b.name);
+                assert_ne!(a.words, b.words);
+            }
+            // Rows of one command follow each other (help tells them together).
+            let same: Vec<usize> = (0..COMMANDS.len())
+                .filter(|j| COMMANDS[*j].first_word() == a.first_word())
+                .collect();
+            assert_eq!(same.len(), same[same.len() - 1] - same[0] + 1, "{}", a.name);
+        }
+    }
+
+    #[test]
+    fn fixed_arguments_are_named_when_none_is_given() {
+        let list = usage();
+        assert_eq!(
+            parse("rate sideways"),
+            Err(format!("rate: up or down (commands: {list})"))
+        );
+        assert_eq!(
+            parse("volume"),
+            Err(format!(
+                "volume: wrong number of arguments (commands: {list})"
+            ))
+        );
+        assert_eq!(
+            parse("rate up now"),
+            Err(format!(
+                "rate: wrong number of arguments (commands: {list})"
+            ))
+        );
+        assert_eq!(
+            parse("Last"),
+            Err(format!("unknown command (commands: {list})"))
+        );
+    }
+}

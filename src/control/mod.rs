@@ -1,7 +1,11 @@
 //! The controls: one command language (`time`, `moves 5`, `square e4`, ...) for three input
 //! paths. The control socket (a Unix domain socket, one command a line, one JSON answer a line;
 //! `chessboardd ctl` is its client), a USB keypad or keyboard ([`keypad`]), and buttons on GPIO
-//! lines ([`buttons`]). Keys and buttons are mapped to commands by [`keys::KeyMap`].
+//! lines ([`buttons`]). Keys and buttons are mapped to command lines by [`keys::KeyMap`].
+//!
+//! The language is one table, [`COMMANDS`]: a row per command (its name, its arguments and the
+//! engine command they make, the key of its spoken name). Parsing, the help list, the errors and
+//! the spoken names of keys all come from it.
 
 pub mod buttons;
 mod command;

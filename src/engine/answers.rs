@@ -1,5 +1,6 @@
 //! Buttons and commands: what each does to the game, and the answers to questions (F2.9d: the
-//! number of moves and both players' time; the position; the last moves).
+//! number of moves and both players' time; the position; the last moves). Every question, from
+//! the controls or a button, is answered by [`Engine::ask`].
 
 use shakmaty::{Bitboard, Chess, Color, Piece, Position, Role};
 
@@ -369,4 +370,32 @@ fn said_since(out: &[Event], from: usize) -> String {
         .filter_map(|e| e.kind.spoken().map(|(t, _)| t))
         .collect();
     said.join(". ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Settings;
+
+    #[test]
+    fn a_question_button_is_answered_as_the_command_is() {
+        for (button, query) in [
+            (Button::Repeat, Query::Last),
+            (Button::Moves, Query::Time { show_clock: false }),
+            (Button::Time, Query::Time { show_clock: true }),
+            (Button::Position, Query::Position(None, None)),
+        ] {
+            assert_eq!(button.query(), Some(query));
+            let (mut a, mut b) = (
+                Engine::new(Settings::default()),
+                Engine::new(Settings::default()),
+            );
+            let (mut pressed, mut asked) = (Vec::new(), Vec::new());
+            a.press(100, button, &mut pressed);
+            let text = b.command(100, Command::Ask(query), &mut asked);
+            assert_eq!(pressed, asked, "{button:?}");
+            assert_eq!(said_since(&asked, 0), text);
+        }
+        assert_eq!(Button::Draw.query(), None);
+    }
 }
