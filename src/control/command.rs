@@ -111,6 +111,7 @@ impl Args {
     }
 }
 
+/// A row whose spoken name's key is its name.
 const fn row(name: &'static str, args: Args) -> Spec {
     Spec {
         name,
@@ -119,16 +120,18 @@ const fn row(name: &'static str, args: Args) -> Spec {
     }
 }
 
+/// A row without arguments that presses a button.
 const fn press(name: &'static str, button: Button) -> Spec {
     row(name, Args::None(Command::Press(button)))
 }
 
+/// A row without arguments that asks a question.
 const fn ask(name: &'static str, query: Query) -> Spec {
     row(name, Args::None(Command::Ask(query)))
 }
 
 /// Every command, in the order help lists them and the languages' spoken names follow.
-pub const COMMANDS: [Spec; crate::speech::phrase::COMMAND_COUNT] = [
+pub const COMMANDS: &[Spec] = &[
     ask("last", Query::Last),
     row("moves", Args::Count(|n| Command::Ask(Query::Moves(n)))),
     ask("time", Query::Time { show_clock: false }),
@@ -165,7 +168,11 @@ pub const COMMANDS: [Spec; crate::speech::phrase::COMMAND_COUNT] = [
     ),
 ];
 
-/// Every command's words key, in the order of the spoken names (`[speech.words] commands`).
+// One spoken name for each command.
+const _: () = assert!(COMMANDS.len() == crate::speech::phrase::COMMAND_COUNT);
+
+/// Every command's words key, in the order of the spoken names (`[speech.words] commands`,
+/// one for each row of the table).
 pub const COMMAND_NAMES: [&str; crate::speech::phrase::COMMAND_COUNT] = {
     let mut names = [""; crate::speech::phrase::COMMAND_COUNT];
     let mut i = 0;
@@ -193,7 +200,7 @@ impl Spec {
 pub fn usage() -> String {
     let mut parts: Vec<String> = Vec::new();
     let mut last_word = "";
-    for spec in &COMMANDS {
+    for spec in COMMANDS {
         let word = spec.first_word();
         let fixed: Vec<&str> = spec.fixed().collect();
         if word == last_word && !fixed.is_empty() {
