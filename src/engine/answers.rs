@@ -12,7 +12,8 @@ use super::settings::TimeAnswer;
 use crate::speech::phrase::{sentences, Style};
 
 impl Engine {
-    /// A control input at time `t`.
+    /// A button pressed at time `t` (a board's, a script's, or a command's): acts at once. A
+    /// button that asks a question is answered by [`Engine::ask`].
     pub fn press(&mut self, t: Millis, button: Button, out: &mut Vec<Event>) {
         if let Some(q) = button.query() {
             self.ask(t, q, out);
