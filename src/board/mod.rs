@@ -96,6 +96,18 @@ pub fn protocol_names(sep: &str) -> String {
         .join(sep)
 }
 
+/// The protocols' names as a choice: `diy, dgt or chesslink`.
+pub fn protocol_choice() -> String {
+    match PROTOCOLS.split_last() {
+        Some((last, [])) => last.name.to_string(),
+        Some((last, rest)) => {
+            let rest: Vec<&str> = rest.iter().map(|p| p.name).collect();
+            format!("{} or {}", rest.join(", "), last.name)
+        }
+        None => String::new(),
+    }
+}
+
 impl std::fmt::Debug for BoardProtocol {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.label)
