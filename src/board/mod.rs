@@ -43,6 +43,9 @@ pub struct BoardProtocol {
     pub device: fn(rotated: bool) -> Box<dyn Device>,
     /// The board reports a square by itself, so a flickering sensor can be simulated.
     pub flickers: bool,
+    /// The board scans square by square and reports what changed as it finds it: a moved piece
+    /// may show on its new square before its old one is empty.
+    pub scan_order: bool,
 }
 
 /// Every serial board protocol (one row each).
@@ -53,6 +56,7 @@ pub const PROTOCOLS: &[BoardProtocol] = &[
         host: |_| Box::new(diy::DiyHost::default()),
         device: |_| Box::new(diy::device::Board::default()),
         flickers: false,
+        scan_order: false,
     },
     BoardProtocol {
         name: "dgt",
@@ -60,6 +64,7 @@ pub const PROTOCOLS: &[BoardProtocol] = &[
         host: |link| Box::new(dgt::DgtHost::new(link)),
         device: |rotated| Box::new(dgt::device::Board::new(rotated)),
         flickers: true,
+        scan_order: true,
     },
     BoardProtocol {
         name: "chesslink",
@@ -67,6 +72,7 @@ pub const PROTOCOLS: &[BoardProtocol] = &[
         host: |link| Box::new(chesslink::ChessLinkHost::new(link)),
         device: |rotated| Box::new(chesslink::device::Board::new(rotated)),
         flickers: false,
+        scan_order: false,
     },
 ];
 
@@ -334,6 +340,29 @@ mod tests {
         let mut t = *c;
         t.reverse();
         t
+    }
+
+    #[test]
+    fn every_protocol_of_the_table_is_a_board_spec_and_named_in_its_errors() {
+        for proto in PROTOCOLS {
+            let spec = format!("{}:/dev/ttyUSB0", proto.name);
+            let parsed: BoardSpec = spec.parse().unwrap();
+            assert_eq!(
+                parsed,
+                BoardSpec::Serial(proto, PathBuf::from("/dev/ttyUSB0"))
+            );
+            assert_eq!(parsed.to_string(), spec);
+            assert_eq!(BoardProtocol::parse(proto.name), Ok(proto));
+            let err = "nope:x".parse::<BoardSpec>().unwrap_err();
+            assert!(err.contains(&format!("{}:PATH", proto.name)), "{err}");
+            assert!(BoardProtocol::parse("nope")
+                .unwrap_err()
+                .contains(proto.name));
+        }
+        assert_eq!(
+            "dgt".parse::<BoardSpec>().unwrap_err(),
+            "'dgt' needs a path: dgt:PATH"
+        );
     }
 
     #[test]

@@ -1,14 +1,14 @@
 //! Simulated serial boards: a pseudo-terminal that behaves like a board of one of the
 //! [`PROTOCOLS`](crate::board::PROTOCOLS). The board side of each protocol (answers to the host,
-//! reports) is in its module ([`Device`]); here is the terminal and the players. It answers the
-//! host's commands, and once the host has connected plays a game the way people move pieces (the
-//! choreography of [`gestures`](super::gestures)), with the board's own quirks (a DGT board reports squares in scan order, so a
-//! moved piece may show on its new square before its old one is empty). It can be told to
-//! glitch (garbage bytes, corrupted frames), to drop the link and come back, to go silent for a
-//! while with its port open (a hung board), and (DGT) to report one square over and over (a
-//! flickering sensor). Its players only play to a host: when the host closes the port or dies,
-//! they finish the move in hand and wait until a host has opened the port again and sent its
-//! start-up commands.
+//! reports) is in that protocol's module ([`Device`]); here are the terminal and the players. It
+//! answers the host's commands, and once the host has connected plays a game the way people move
+//! pieces (the choreography of [`gestures`](super::gestures)), with the board's own quirks (a
+//! DGT board reports squares in scan order, so a moved piece may show on its new square before
+//! its old one is empty). It can be told to glitch (garbage bytes, corrupted frames), to drop the
+//! link and come back, to go silent for a while with its port open (a hung board), and (DGT) to
+//! report one square over and over (a flickering sensor). Its players only play to a host: when
+//! the host closes the port or dies, they finish the move in hand and wait until a host has
+//! opened the port again and sent its start-up commands.
 
 use std::io::Write;
 use std::os::fd::AsRawFd;
@@ -40,7 +40,8 @@ pub struct SimOptions {
     pub reconnects: u32,
     /// After this many moves, go silent for this long (see [`SILENCE_DELAY`]).
     pub silence: Option<(usize, Duration)>,
-    /// A DGT board's sensor under this square reports it every [`FLICKER_EVERY`] throughout.
+    /// The sensor under this square reports it every [`FLICKER_EVERY`] throughout (a board that
+    /// [`flickers`](BoardProtocol::flickers)).
     pub flicker: Option<Square>,
     /// When the host closes the port (a daemon that crashed), the players make up to this many
     /// more moves before they wait for it (they cannot tell that nobody listens).
@@ -51,8 +52,6 @@ pub struct SimOptions {
 /// How long after the move that precedes it a silence begins: time for the host to read that
 /// move. The next move is made during the silence, and the players wait for the board after it.
 pub const SILENCE_DELAY: Duration = Duration::from_secs(1);
-/// How often a ChessLink board reporting on every scan sends its status.
-pub const CHESSLINK_SCAN: Duration = crate::board::chesslink::device::SCAN;
 /// How often a flickering square is reported.
 pub const FLICKER_EVERY: Duration = Duration::from_millis(200);
 
@@ -165,12 +164,12 @@ impl Hands for Steps<'_> {
 }
 
 /// How the simulated players move on a board of `protocol`: captures in either order; a board
-/// that reports squares by itself may see a moved piece on its new square before its old one is
-/// empty (a DGT board scans square by square); a queen is chosen by its button too.
+/// that scans square by square may see a moved piece on its new square before its old one is
+/// empty; on a board with buttons, a queen is chosen by its button too.
 fn manner(protocol: &BoardProtocol) -> Manner {
     Manner {
         vary_captures: true,
-        scan_order: protocol.flickers,
+        scan_order: protocol.scan_order,
         ..Manner::default()
     }
 }
