@@ -294,4 +294,29 @@ pub mod device {
             [b"B00000000000000FF*00\n".to_vec(), b"BFFFF0000\n".to_vec()]
         }
     }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+        use crate::board::Device;
+
+        #[test]
+        fn a_board_answers_a_question_mark_and_reports_its_whole_board() {
+            let start = shakmaty::Board::default();
+            let mut b = Board::default();
+            let mut out = Vec::new();
+            b.answer(b"x", &start, &mut out);
+            assert!(out.is_empty() && !b.connected());
+            b.answer(b"?", &start, &mut out);
+            assert!(b.connected());
+            assert_eq!(out, super::super::frame(0xFFFF_0000_0000_FFFF).into_bytes());
+            assert_eq!(b.report(&start, Square::E2), out);
+            assert_eq!(
+                b.button(Role::Knight),
+                Some(super::super::button(Role::Knight).into_bytes())
+            );
+            b.host_gone();
+            assert!(!b.connected());
+        }
+    }
 }
