@@ -4,7 +4,7 @@
 use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
-use chessboardd::board::simulate::{self, Protocol, SimOptions};
+use chessboardd::board::BoardProtocol;
 use chessboardd::board::{discover, BoardSpec};
 use chessboardd::config::{self, Config};
 use chessboardd::daemon::Source;
@@ -14,6 +14,7 @@ use chessboardd::engine::EventKind;
 use chessboardd::mqtt::{check_board_id, BrokerUrl, MqttSettings};
 use chessboardd::pgn;
 use chessboardd::replay;
+use chessboardd::sim::pty::{self as simulate, SimOptions};
 use chessboardd::sim::{self, Gestures};
 use chessboardd::speech::phrase::{FileWords, Lang, Phrases, Style};
 use chessboardd::speech::queue::Class;
@@ -1095,9 +1096,7 @@ pub struct SimulateFlags<'a> {
 }
 
 pub fn simulate(f: &SimulateFlags) -> Result<(), Fail> {
-    let protocol = f
-        .protocol
-        .parse::<Protocol>()
+    let protocol = BoardProtocol::parse(f.protocol)
         .map_err(|e| Fail(EXIT_CONFIG, format!("--protocol: {e}")))?;
     let silence = f
         .silence
@@ -1112,7 +1111,7 @@ pub fn simulate(f: &SimulateFlags) -> Result<(), Fail> {
         })
         .transpose()
         .map_err(|e| Fail(EXIT_CONFIG, format!("--flicker: {e}")))?;
-    if flicker.is_some() && protocol != Protocol::Dgt {
+    if flicker.is_some() && !protocol.flickers {
         return Err(Fail(
             EXIT_CONFIG,
             "--flicker is for DGT boards (--protocol dgt)".into(),

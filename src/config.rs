@@ -1044,8 +1044,9 @@ fn board_spec(cx: &Ctx, b: &RawBoard, key: &str) -> Result<Option<BoardSpec>, Co
                     d.span(),
                     key,
                     format!(
-                        "{e}; as driver and port: gpio, or diy, dgt, chesslink with the port \
-                             (\"/dev/ttyUSB0\"), or sim with a PGN file"
+                        "{e}; as driver and port: gpio, or {} with the port \
+                             (\"/dev/ttyUSB0\"), or sim with a PGN file",
+                        crate::board::protocol_names(", ")
                     ),
                 )
             })?)

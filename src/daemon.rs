@@ -11,7 +11,7 @@ use tokio::time::{sleep_until, Instant};
 
 use crate::board::gpio::{self, CdevPins, Mapping, Pins, Wiring};
 use crate::board::serial::{self, Protocol, Show};
-use crate::board::{chesslink, dgt, diy, BoardSpec, DriverMsg, LinkSettings};
+use crate::board::{BoardSpec, DriverMsg, LinkSettings};
 use crate::config::{ControlConfig, GpioConfig, GpioWiring};
 use crate::control::buttons::{self, CdevButtons};
 use crate::control::keypad;
@@ -129,11 +129,7 @@ impl Source {
                 let pins = CdevPins::open(&chip, &wiring)?;
                 Source::Gpio(wiring, Box::new(pins), gpio.mapping, gpio.rate_hz)
             }
-            BoardSpec::Diy(p) => Source::serial(p, Box::new(diy::DiyHost::default())),
-            BoardSpec::Dgt(p) => Source::serial(p, Box::new(dgt::DgtHost::new(link))),
-            BoardSpec::ChessLink(p) => {
-                Source::serial(p, Box::new(chesslink::ChessLinkHost::new(link)))
-            }
+            BoardSpec::Serial(proto, p) => Source::serial(p, (proto.host)(link)),
             BoardSpec::Sim(pgn) => Source::simulated(pgn, &crate::sim::Gestures::default())?,
         })
     }

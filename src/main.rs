@@ -137,10 +137,13 @@ enum Command {
     },
     /// Run the daemon on a board: announce and record the game until SIGTERM
     Run {
-        /// The board: gpio, diy:PATH, dgt:PATH, chesslink:PATH (serial port or udev symlink), or
-        /// sim:GAME.pgn (the built-in simulated board plays that game); default: the config's
-        /// board.driver and board.port (every [[board]] when it names two)
-        #[arg(long, value_name = "BOARD")]
+        /// The board (its protocols from the board protocols' table)
+        #[arg(long, value_name = "BOARD", help = format!(
+            "The board: gpio, {}:PATH (serial port or udev symlink), or sim:GAME.pgn (the \
+             built-in simulated board plays that game); default: the config's board.driver and \
+             board.port (every [[board]] when it names two)",
+            chessboardd::board::protocol_names(":PATH, ")
+        ))]
         board: Option<String>,
         #[command(flatten)]
         game: GameFlags,
@@ -212,8 +215,8 @@ enum Command {
     },
     /// Pretend to be a serial board on a pseudo-terminal (for trying and testing the daemon)
     Simulate {
-        /// diy, dgt or chesslink
-        #[arg(long)]
+        /// One of the board protocols' table
+        #[arg(long, help = chessboardd::board::protocol_choice())]
         protocol: String,
         /// Where to put a symlink to the pseudo-terminal (give it to run --board PROTOCOL:PATH)
         #[arg(long, value_name = "PATH")]
@@ -247,8 +250,11 @@ enum Command {
     },
     /// Show the live board as a grid after every change, for people wiring a board
     BoardTest {
-        /// The board, as for run: diy:PATH, dgt:PATH, chesslink:PATH, gpio
-        #[arg(long, value_name = "BOARD")]
+        /// The board, as for run
+        #[arg(long, value_name = "BOARD", help = format!(
+            "The board, as for run: {}:PATH, gpio",
+            chessboardd::board::protocol_names(":PATH, ")
+        ))]
         board: String,
         /// Stop after this many seconds (default: run until interrupted)
         #[arg(long)]

@@ -9,6 +9,7 @@ use shakmaty::{CastlingMode, Chess, Square};
 use crate::engine::debounce::{EMPTY, OCCUPIED};
 use crate::engine::table::Table;
 use crate::engine::{Button, Engine, Event, Millis, Reading, Settings};
+use crate::sim::{drive, SimInput, Step};
 
 /// Time between lines that give none.
 pub const DEFAULT_STEP_MS: Millis = 250;
@@ -344,48 +345,30 @@ pub fn run_boards(
     lines: &[Line],
     settings: Settings,
     players: &[Option<shakmaty::Color>],
-    mut sink: impl FnMut(usize, Event),
+    sink: impl FnMut(usize, Event),
 ) -> Engine {
     let mut engine = Table::new(settings, players);
-    let mut out = Vec::new();
-    let mut flush = |out: &mut Vec<(usize, Event)>| {
-        for (b, e) in out.drain(..) {
-            sink(b, e);
-        }
-    };
-    if !matches!(
-        lines.first(),
+    let start = match lines.first() {
         Some(Line {
             verb: Verb::Setup(_),
             ..
-        })
-    ) {
-        engine.new_game(0, Chess::default(), true, &mut out);
-    }
-    let boards = engine.boards();
-    let mut end: Millis = 0;
-    for line in lines {
-        let t = line.t;
-        let board = line.board.min(boards - 1);
-        match &line.verb {
-            Verb::Setup(pos) => {
-                let pos = pos.as_deref().cloned().unwrap_or_default();
-                engine.new_game(t, pos, true, &mut out);
-            }
-            Verb::Lift(sq) => engine.reading(board, t, Reading::Square(*sq, EMPTY), &mut out),
-            Verb::Place(sq) => engine.reading(board, t, Reading::Square(*sq, OCCUPIED), &mut out),
-            Verb::Occupancy(mask) => engine.reading(board, t, Reading::occupancy(*mask), &mut out),
-            Verb::Press(b) => engine.press(t, *b, &mut out),
-            Verb::Wait(ms) => {
-                engine.advance(t + ms, &mut out);
-                end = end.max(t + ms);
-            }
-        }
-        end = end.max(t);
-        flush(&mut out);
-    }
-    engine.advance(end + TAIL_MS, &mut out);
-    flush(&mut out);
+        }) => None,
+        _ => Some((0, Step::Setup(Chess::default()))),
+    };
+    let steps = lines.iter().map(|line| {
+        let board = line.board;
+        let reading = |r| Step::Input(board, SimInput::Reading(r));
+        let step = match &line.verb {
+            Verb::Setup(pos) => Step::Setup(pos.as_deref().cloned().unwrap_or_default()),
+            Verb::Lift(sq) => reading(Reading::Square(*sq, EMPTY)),
+            Verb::Place(sq) => reading(Reading::Square(*sq, OCCUPIED)),
+            Verb::Occupancy(mask) => reading(Reading::occupancy(*mask)),
+            Verb::Press(b) => Step::Input(board, SimInput::Press(*b)),
+            Verb::Wait(ms) => Step::Wait(*ms),
+        };
+        (line.t, step)
+    });
+    drive(&mut engine, start.into_iter().chain(steps), TAIL_MS, sink);
     engine.into_leader()
 }
 

@@ -416,3 +416,199 @@ mod tests {
         assert_eq!(lit, vec![0, 1, 9, 10]);
     }
 }
+
+/// The board side of the ChessLink protocol: a board answers every well-formed command (odd
+/// parity, right checksum), reports its status on every scan or on change as register 02 says,
+/// and counts the LED patterns it is sent.
+pub mod device {
+    use std::time::Duration;
+
+    use shakmaty::Square;
+
+    use super::*;
+
+    /// How often a board reporting on every scan sends its status.
+    pub const SCAN: Duration = Duration::from_millis(250);
+
+    /// A ChessLink board, standing the other way round when `rotated`.
+    #[derive(Debug, Default)]
+    pub struct Board {
+        rotated: bool,
+        /// Host command bytes not yet whole.
+        pending: Vec<u8>,
+        connected: bool,
+        leds: u64,
+        /// Register 02, automatic reports (0 every scan, 1 off, 3-7 on change).
+        reports: u8,
+    }
+
+    impl Board {
+        pub fn new(rotated: bool) -> Board {
+            Board {
+                rotated,
+                ..Board::default()
+            }
+        }
+
+        /// Register 02 (automatic reports).
+        pub fn reports(&self) -> u8 {
+            self.reports
+        }
+
+        /// The status reply for `board`, on the wire.
+        pub fn status(&self, board: &shakmaty::Board) -> Vec<u8> {
+            status(board, self.rotated)
+                .bytes()
+                .map(with_parity)
+                .collect()
+        }
+    }
+
+    impl crate::board::Device for Board {
+        /// Whole commands. A byte with even parity, or a command whose checksum is wrong, is
+        /// ignored (the board waits for the next command letter).
+        fn answer(&mut self, bytes: &[u8], board: &shakmaty::Board, out: &mut Vec<u8>) {
+            self.pending.extend_from_slice(bytes);
+            loop {
+                let Some(&c) = self.pending.first() else {
+                    return;
+                };
+                let len = match c & 0x7F {
+                    b'V' | b'S' | b'X' | b'T' => 3,
+                    b'W' => 7,
+                    b'R' => 5,
+                    b'L' => 167,
+                    _ => {
+                        self.pending.remove(0);
+                        continue;
+                    }
+                };
+                if self.pending.len() < len {
+                    return;
+                }
+                let raw: Vec<u8> = self.pending[..len].to_vec();
+                let cmd: Vec<u8> = raw.iter().map(|b| b & 0x7F).collect();
+                let parity = raw.iter().all(|b| b.count_ones() % 2 == 1);
+                let body = String::from_utf8_lossy(&cmd[..len - 2]).to_string();
+                if !parity || message(&body).as_bytes() != cmd.as_slice() {
+                    // Not a command: look for one from the next byte on.
+                    self.pending.remove(0);
+                    continue;
+                }
+                self.pending.drain(..len);
+                self.connected = true;
+                let reply = match cmd[0] {
+                    b'V' => Some("v0104".to_string()),
+                    b'S' => None,
+                    b'X' => Some("x".into()),
+                    b'L' => {
+                        self.leds += 1;
+                        Some("l".into())
+                    }
+                    b'W' => {
+                        if &cmd[1..3] == b"02" {
+                            let v = std::str::from_utf8(&cmd[3..5])
+                                .ok()
+                                .and_then(|v| u8::from_str_radix(v, 16).ok());
+                            self.reports = v.unwrap_or(self.reports);
+                        }
+                        Some(format!("w{}", String::from_utf8_lossy(&cmd[1..5])))
+                    }
+                    b'R' => Some(format!("r{}00", String::from_utf8_lossy(&cmd[1..3]))),
+                    // A reset: no reply; the board starts again with its defaults.
+                    _ => {
+                        self.reports = 0;
+                        continue;
+                    }
+                };
+                match reply {
+                    Some(r) => out.extend(wire(&r)),
+                    None => out.extend(self.status(board)),
+                }
+            }
+        }
+        fn connected(&self) -> bool {
+            self.connected
+        }
+        fn host_gone(&mut self) {
+            self.connected = false;
+            self.pending.clear();
+            self.reports = 0;
+        }
+        fn report(&self, board: &shakmaty::Board, _changed: Square) -> Vec<u8> {
+            // With reports off, the board sends nothing of itself.
+            if self.reports == 1 {
+                return Vec::new();
+            }
+            self.status(board)
+        }
+        fn heartbeat(&self, board: &shakmaty::Board) -> Option<(Duration, Vec<u8>)> {
+            // Reporting on every scan (register 02 at 0, its default).
+            (self.reports == 0).then(|| (SCAN, self.status(board)))
+        }
+        fn broken_frames(&self) -> [Vec<u8>; 2] {
+            // A status with a wrong checksum; one cut short.
+            [
+                wire("s").into_iter().take(2).chain([b'Z', b'Z']).collect(),
+                b"s....".to_vec(),
+            ]
+        }
+        fn leds(&self) -> u64 {
+            self.leds
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+        use crate::board::Device;
+
+        fn start() -> shakmaty::Board {
+            shakmaty::Board::default()
+        }
+
+        fn said(b: &mut Board, bytes: &[u8]) -> Vec<u8> {
+            let mut out = Vec::new();
+            b.answer(bytes, &start(), &mut out);
+            out
+        }
+
+        fn chesslink_cmds(cmds: &[&str]) -> Vec<u8> {
+            cmds.iter().flat_map(|c| wire(c)).collect()
+        }
+
+        #[test]
+        fn chesslink_reports_by_default_and_register_02_turns_reports_off() {
+            let mut b = Board::new(false);
+            // Any command is a host: no `S` needed for the board to report.
+            assert_eq!(said(&mut b, &chesslink_cmds(&["V"])), super::wire("v0104"));
+            assert!(b.connected());
+            assert_eq!(b.reports(), 0);
+            assert!(!b.report(&start(), Square::E4).is_empty());
+            said(&mut b, &chesslink_cmds(&["W0201"]));
+            assert_eq!(b.reports(), 1);
+            assert!(b.report(&start(), Square::E4).is_empty());
+            // `S` is still answered.
+            assert_eq!(said(&mut b, &chesslink_cmds(&["S"])), b.status(&start()));
+            said(&mut b, &chesslink_cmds(&["W0203"]));
+            assert!(!b.report(&start(), Square::E4).is_empty());
+        }
+
+        #[test]
+        fn chesslink_reset_has_no_reply_and_bad_commands_are_ignored() {
+            let mut b = Board::new(false);
+            said(&mut b, &chesslink_cmds(&["W0201"]));
+            assert!(said(&mut b, &chesslink_cmds(&["T"])).is_empty());
+            assert_eq!(b.reports(), 0, "a reset restores the defaults");
+            // A wrong checksum: no answer.
+            let bad: Vec<u8> = "S00".bytes().map(super::with_parity).collect();
+            assert!(said(&mut b, &bad).is_empty());
+            // Even parity: no answer.
+            let even: Vec<u8> = super::message("S").bytes().collect();
+            assert!(even.iter().any(|c| c.count_ones() % 2 == 0));
+            assert!(said(&mut b, &even).is_empty());
+            // And the next good command is understood.
+            assert_eq!(said(&mut b, &chesslink_cmds(&["X"])), super::wire("x"));
+        }
+    }
+}

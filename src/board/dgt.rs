@@ -640,3 +640,196 @@ mod tests {
         assert_eq!(port, vec![SEND_BOARD]);
     }
 }
+
+/// The board side of the DGT protocol: a board answers the host's commands, sends a dump when
+/// asked, and field updates once an update mode was asked for. Its clock messages (`0x2b`, a
+/// length byte and a payload) are no commands.
+pub mod device {
+    use shakmaty::Square;
+
+    use super::*;
+
+    /// A DGT board, standing the other way round when `rotated`.
+    #[derive(Debug, Default)]
+    pub struct Board {
+        rotated: bool,
+        /// Host command bytes not yet whole (a clock message spans several bytes).
+        pending: Vec<u8>,
+        connected: bool,
+        /// Field updates are sent (an update mode was asked for since the last reset).
+        updates: bool,
+    }
+
+    impl Board {
+        pub fn new(rotated: bool) -> Board {
+            Board {
+                rotated,
+                ..Board::default()
+            }
+        }
+
+        /// The board's dump of `board`.
+        pub fn dump(&self, board: &shakmaty::Board) -> Vec<u8> {
+            let mut d = dump(board);
+            if self.rotated {
+                d[3..].reverse();
+            }
+            d
+        }
+
+        fn command(&mut self, c: u8, board: &shakmaty::Board, out: &mut Vec<u8>) {
+            match c {
+                RESET => self.updates = false,
+                SEND_BOARD => {
+                    self.connected = true;
+                    out.extend(self.dump(board));
+                }
+                UPDATE | UPDATE_BOARD | UPDATE_NICE => {
+                    self.connected = true;
+                    self.updates = true;
+                }
+                SEND_VERSION => out.extend(message(MSG_VERSION, &[1, 7])),
+                SEND_SERIAL => out.extend(message(MSG_SERIAL, b"12345")),
+                SEND_LONG_SERIAL => out.extend(message(MSG_LONG_SERIAL, b"3201012345")),
+                SEND_TRADEMARK => out.extend(message(
+                    MSG_TRADEMARK,
+                    b"Digital Game Technology\nchessboardd simulator",
+                )),
+                SEND_BUS_ADDRESS => out.extend(message(MSG_BUS_ADDRESS, &[0, 1])),
+                // No clock connected: all times zero, status "no clock".
+                SEND_CLOCK => out.extend(message(MSG_CLOCK, &[0, 0, 0, 0, 0, 0, 0x20])),
+                // Full, running on battery, times not known.
+                SEND_BATTERY => out.extend(message(
+                    MSG_BATTERY,
+                    &[100, 0x7F, 0x7F, 0, 0, 0, 0, 0, 0x02],
+                )),
+                _ => {}
+            }
+        }
+    }
+
+    impl crate::board::Device for Board {
+        fn answer(&mut self, bytes: &[u8], board: &shakmaty::Board, out: &mut Vec<u8>) {
+            self.pending.extend_from_slice(bytes);
+            // Whole commands: one byte each, but a clock message carries a length byte and that
+            // many bytes of payload.
+            while let Some(&c) = self.pending.first() {
+                let len = if c == CLOCK_MESSAGE {
+                    match self.pending.get(1) {
+                        Some(&n) => 2 + usize::from(n),
+                        None => return,
+                    }
+                } else {
+                    1
+                };
+                if self.pending.len() < len {
+                    return;
+                }
+                self.pending.drain(..len);
+                self.command(c, board, out);
+            }
+        }
+        fn connected(&self) -> bool {
+            self.connected
+        }
+        fn host_gone(&mut self) {
+            self.connected = false;
+            self.pending.clear();
+            self.updates = false;
+        }
+        fn report(&self, board: &shakmaty::Board, changed: Square) -> Vec<u8> {
+            // Out of update mode a DGT board sends nothing of itself.
+            if !self.updates {
+                return Vec::new();
+            }
+            let mut field = (0..64).find(|f| square_of(*f) == changed).unwrap_or(0);
+            if self.rotated {
+                field = 63 - field;
+            }
+            message(
+                MSG_FIELD_UPDATE,
+                &[field as u8, code_of(board.piece_at(changed))],
+            )
+        }
+        fn broken_frames(&self) -> [Vec<u8>; 2] {
+            // A field update with a byte over 0x7f in its payload; a dump cut short.
+            [
+                vec![MSG_FIELD_UPDATE, 0x00, 0x05, 0x12],
+                vec![0x86, 0x00, 0x43, 0x01, 0x02],
+            ]
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+        use crate::board::Device;
+
+        fn start() -> shakmaty::Board {
+            shakmaty::Board::default()
+        }
+
+        fn said(b: &mut Board, bytes: &[u8]) -> Vec<u8> {
+            let mut out = Vec::new();
+            b.answer(bytes, &start(), &mut out);
+            out
+        }
+
+        #[test]
+        fn dgt_clock_messages_are_not_read_as_commands() {
+            let mut b = Board::new(false);
+            // A clock text holding the bytes of "send board" and "version".
+            let clock = [
+                CLOCK_MESSAGE,
+                0x06,
+                0x03,
+                0x0C,
+                SEND_BOARD,
+                SEND_VERSION,
+                0x42,
+                0x00,
+            ];
+            assert!(said(&mut b, &clock[..3]).is_empty());
+            assert!(said(&mut b, &clock[3..]).is_empty());
+            assert!(!b.connected());
+            assert_eq!(said(&mut b, &[SEND_VERSION]), message(MSG_VERSION, &[1, 7]));
+        }
+
+        #[test]
+        fn dgt_answers_the_other_board_commands() {
+            let mut b = Board::new(false);
+            let mut d = super::super::Decoder::default();
+            for (cmd, id, len) in [
+                (SEND_CLOCK, MSG_CLOCK, 7),
+                (SEND_BUS_ADDRESS, MSG_BUS_ADDRESS, 2),
+                (SEND_TRADEMARK, MSG_TRADEMARK, 0),
+                (SEND_BATTERY, MSG_BATTERY, 9),
+                (SEND_LONG_SERIAL, MSG_LONG_SERIAL, 10),
+            ] {
+                let mut msgs = Vec::new();
+                d.feed(&said(&mut b, &[cmd]), &mut msgs);
+                assert_eq!(msgs.len(), 1, "{cmd:#x}");
+                assert_eq!(msgs[0].0, id, "{cmd:#x}");
+                assert!(
+                    len == 0 || msgs[0].1.len() == len,
+                    "{cmd:#x}: {:?}",
+                    msgs[0]
+                );
+            }
+            assert_eq!(d.dropped, 0);
+        }
+
+        #[test]
+        fn dgt_sends_field_updates_only_in_an_update_mode() {
+            let mut b = Board::new(false);
+            said(&mut b, &[SEND_BOARD]);
+            assert!(b.report(&start(), Square::E2).is_empty());
+            said(&mut b, &[UPDATE_BOARD]);
+            assert!(!b.report(&start(), Square::E2).is_empty());
+            said(&mut b, &[RESET]);
+            assert!(b.report(&start(), Square::E2).is_empty());
+            said(&mut b, &[UPDATE_NICE]);
+            assert!(!b.report(&start(), Square::E2).is_empty());
+        }
+    }
+}

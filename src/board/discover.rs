@@ -54,18 +54,14 @@ impl Roots {
 /// The board to use when none is configured, if one is there.
 pub fn find(roots: &Roots) -> Option<Found> {
     let named = [
-        (
-            "dgt-board",
-            BoardSpec::Dgt as fn(PathBuf) -> BoardSpec,
-            "a DGT board",
-        ),
-        ("chessboard", BoardSpec::Diy, "a home-built board"),
+        ("dgt-board", "dgt", "a DGT board"),
+        ("chessboard", "diy", "a home-built board"),
     ];
     for (name, spec, what) in named {
         let path = roots.dev.join(name);
         if path.exists() {
             return Some(Found {
-                spec: spec(path.clone()),
+                spec: BoardSpec::serial(spec, path.clone()),
                 how: format!("{what}, by its udev name {}", path.display()),
             });
         }
@@ -83,7 +79,7 @@ pub fn find(roots: &Roots) -> Option<Found> {
         if usb_ids(&device).is_some_and(|(v, p)| (v.as_str(), p.as_str()) == DGT_USB) {
             let path = roots.dev.join(&tty);
             return Some(Found {
-                spec: BoardSpec::Dgt(path.clone()),
+                spec: BoardSpec::serial("dgt", path.clone()),
                 how: format!(
                     "a DGT board, by its USB ids {}:{} on {}",
                     DGT_USB.0,
@@ -157,7 +153,10 @@ mod tests {
         usb_tty(&dir, "ttyUSB0", ("1a86", "7523"));
         usb_tty(&dir, "ttyACM1", ("04D8", "000A"));
         let found = find(&Roots::under(&dir)).unwrap();
-        assert_eq!(found.spec, BoardSpec::Dgt(dir.join("dev/ttyACM1")));
+        assert_eq!(
+            found.spec,
+            BoardSpec::serial("dgt", dir.join("dev/ttyACM1"))
+        );
         assert!(found.how.contains("USB ids"), "{}", found.how);
     }
 
@@ -167,9 +166,15 @@ mod tests {
         usb_tty(&dir, "ttyACM0", DGT_USB);
         std::fs::write(dir.join("dev/chessboard"), "").unwrap();
         let found = find(&Roots::under(&dir)).unwrap();
-        assert_eq!(found.spec, BoardSpec::Diy(dir.join("dev/chessboard")));
+        assert_eq!(
+            found.spec,
+            BoardSpec::serial("diy", dir.join("dev/chessboard"))
+        );
         std::fs::write(dir.join("dev/dgt-board"), "").unwrap();
         let found = find(&Roots::under(&dir)).unwrap();
-        assert_eq!(found.spec, BoardSpec::Dgt(dir.join("dev/dgt-board")));
+        assert_eq!(
+            found.spec,
+            BoardSpec::serial("dgt", dir.join("dev/dgt-board"))
+        );
     }
 }

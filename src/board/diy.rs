@@ -248,3 +248,75 @@ impl super::serial::Protocol for DiyHost {
         self.heard
     }
 }
+
+/// The board side of the DIY protocol: a home-built board answers `?` with its occupancy,
+/// reports its whole board at every change and once a second, and sends its promotion buttons.
+pub mod device {
+    use std::time::Duration;
+
+    use shakmaty::{Role, Square};
+
+    /// How often a board reports its whole board unasked.
+    pub const HEARTBEAT: Duration = Duration::from_secs(1);
+
+    /// A home-built board.
+    #[derive(Debug, Default)]
+    pub struct Board {
+        connected: bool,
+    }
+
+    impl crate::board::Device for Board {
+        fn answer(&mut self, bytes: &[u8], board: &shakmaty::Board, out: &mut Vec<u8>) {
+            for &b in bytes {
+                if b == b'?' {
+                    self.connected = true;
+                    out.extend(super::frame(board.occupied().0).bytes());
+                }
+            }
+        }
+        fn connected(&self) -> bool {
+            self.connected
+        }
+        fn host_gone(&mut self) {
+            self.connected = false;
+        }
+        fn report(&self, board: &shakmaty::Board, _changed: Square) -> Vec<u8> {
+            super::frame(board.occupied().0).into_bytes()
+        }
+        fn heartbeat(&self, board: &shakmaty::Board) -> Option<(Duration, Vec<u8>)> {
+            Some((HEARTBEAT, super::frame(board.occupied().0).into_bytes()))
+        }
+        fn button(&self, role: Role) -> Option<Vec<u8>> {
+            Some(super::button(role).into_bytes())
+        }
+        fn broken_frames(&self) -> [Vec<u8>; 2] {
+            // A wrong checksum; a frame cut short.
+            [b"B00000000000000FF*00\n".to_vec(), b"BFFFF0000\n".to_vec()]
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+        use crate::board::Device;
+
+        #[test]
+        fn a_board_answers_a_question_mark_and_reports_its_whole_board() {
+            let start = shakmaty::Board::default();
+            let mut b = Board::default();
+            let mut out = Vec::new();
+            b.answer(b"x", &start, &mut out);
+            assert!(out.is_empty() && !b.connected());
+            b.answer(b"?", &start, &mut out);
+            assert!(b.connected());
+            assert_eq!(out, super::super::frame(0xFFFF_0000_0000_FFFF).into_bytes());
+            assert_eq!(b.report(&start, Square::E2), out);
+            assert_eq!(
+                b.button(Role::Knight),
+                Some(super::super::button(Role::Knight).into_bytes())
+            );
+            b.host_gone();
+            assert!(!b.connected());
+        }
+    }
+}

@@ -1,6 +1,8 @@
 //! Board drivers: each reads a board and sends the daemon timestamped raw readings and link
-//! states. Serial boards speak one of three protocols ([`diy`], [`dgt`], [`chesslink`]); each has
-//! a simulator ([`simulate`]) that behaves like the board on a pseudo-terminal.
+//! states. Serial boards speak one of the protocols of [`PROTOCOLS`] ([`diy`], [`dgt`],
+//! [`chesslink`]); each protocol module holds both ends of its link: the host side the driver
+//! runs, and the board side ([`Device`]) the simulator (`crate::sim`) speaks on a
+//! pseudo-terminal.
 
 pub mod chesslink;
 pub mod dgt;
@@ -8,7 +10,6 @@ pub mod discover;
 pub mod diy;
 pub mod gpio;
 pub mod serial;
-pub mod simulate;
 
 use std::path::PathBuf;
 use std::str::FromStr;
@@ -29,12 +30,137 @@ pub enum DriverMsg {
 /// A driver's messages, stamped with the daemon clock's time when the board was read.
 pub type DriverTx = tokio::sync::mpsc::UnboundedSender<(Millis, DriverMsg)>;
 
+/// One serial board protocol: its name, its host side (what the driver runs) and its board side
+/// (what the simulator speaks). Adding a protocol is one module and one row of [`PROTOCOLS`].
+pub struct BoardProtocol {
+    /// As written in `--board NAME:PATH`, the config's `driver` and `simulate --protocol`.
+    pub name: &'static str,
+    /// As the simulator names it on standard error.
+    pub label: &'static str,
+    /// The host side, reading a board as `link` says.
+    pub host: fn(&LinkSettings) -> Box<dyn serial::Protocol>,
+    /// The board side, standing the other way round when `rotated`.
+    pub device: fn(rotated: bool) -> Box<dyn Device>,
+    /// The board reports a square by itself, so a flickering sensor can be simulated.
+    pub flickers: bool,
+    /// The board scans square by square and reports what changed as it finds it: a moved piece
+    /// may show on its new square before its old one is empty.
+    pub scan_order: bool,
+}
+
+/// Every serial board protocol (one row each).
+pub const PROTOCOLS: &[BoardProtocol] = &[
+    BoardProtocol {
+        name: "diy",
+        label: "Diy",
+        host: |_| Box::new(diy::DiyHost::default()),
+        device: |_| Box::new(diy::device::Board::default()),
+        flickers: false,
+        scan_order: false,
+    },
+    BoardProtocol {
+        name: "dgt",
+        label: "Dgt",
+        host: |link| Box::new(dgt::DgtHost::new(link)),
+        device: |rotated| Box::new(dgt::device::Board::new(rotated)),
+        flickers: true,
+        scan_order: true,
+    },
+    BoardProtocol {
+        name: "chesslink",
+        label: "ChessLink",
+        host: |link| Box::new(chesslink::ChessLinkHost::new(link)),
+        device: |rotated| Box::new(chesslink::device::Board::new(rotated)),
+        flickers: false,
+        scan_order: false,
+    },
+];
+
+impl BoardProtocol {
+    /// The protocol called `name`.
+    pub fn named(name: &str) -> Option<&'static BoardProtocol> {
+        PROTOCOLS.iter().find(|p| p.name == name)
+    }
+
+    /// The protocol called `name`, or an error naming the accepted ones.
+    pub fn parse(name: &str) -> Result<&'static BoardProtocol, String> {
+        BoardProtocol::named(name).ok_or_else(|| {
+            format!(
+                "unknown protocol '{name}' (accepted: {})",
+                protocol_names(", ")
+            )
+        })
+    }
+}
+
+/// The protocols' names, joined by `sep`.
+pub fn protocol_names(sep: &str) -> String {
+    PROTOCOLS
+        .iter()
+        .map(|p| p.name)
+        .collect::<Vec<_>>()
+        .join(sep)
+}
+
+/// The protocols' names as a choice: `diy, dgt or chesslink`.
+pub fn protocol_choice() -> String {
+    match PROTOCOLS.split_last() {
+        Some((last, [])) => last.name.to_string(),
+        Some((last, rest)) => {
+            let rest: Vec<&str> = rest.iter().map(|p| p.name).collect();
+            format!("{} or {}", rest.join(", "), last.name)
+        }
+        None => String::new(),
+    }
+}
+
+impl std::fmt::Debug for BoardProtocol {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.label)
+    }
+}
+
+impl PartialEq for BoardProtocol {
+    fn eq(&self, other: &BoardProtocol) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Eq for BoardProtocol {}
+
+/// The board end of a serial protocol: what a board answers and reports (the simulator speaks
+/// it on a pseudo-terminal). Pure: it is given the board as it stands and returns bytes.
+pub trait Device: Send {
+    /// The host's bytes: answers go to `out`.
+    fn answer(&mut self, bytes: &[u8], board: &shakmaty::Board, out: &mut Vec<u8>);
+    /// A host has asked for something since the board was last reset or left.
+    fn connected(&self) -> bool;
+    /// The host went away (or the cable was pulled): what it asked for is forgotten, as a board
+    /// powered by its port forgets it.
+    fn host_gone(&mut self);
+    /// What the board sends when `changed` changed (nothing when it does not report of itself).
+    fn report(&self, board: &shakmaty::Board, changed: shakmaty::Square) -> Vec<u8>;
+    /// What the board sends unasked every so often, and how often (a heartbeat, a scan).
+    fn heartbeat(&self, _board: &shakmaty::Board) -> Option<(std::time::Duration, Vec<u8>)> {
+        None
+    }
+    /// What a promotion button sends, on a board that has them.
+    fn button(&self, _role: shakmaty::Role) -> Option<Vec<u8>> {
+        None
+    }
+    /// Broken frames, as a noisy line garbles them.
+    fn broken_frames(&self) -> [Vec<u8>; 2];
+    /// LED patterns the host sent.
+    fn leds(&self) -> u64 {
+        0
+    }
+}
+
 /// Which board to read (`run --board`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum BoardSpec {
-    Diy(PathBuf),
-    Dgt(PathBuf),
-    ChessLink(PathBuf),
+    /// A serial board speaking one of the [`PROTOCOLS`], at a port.
+    Serial(&'static BoardProtocol, PathBuf),
     /// A reed-switch board on GPIO lines, wired as the config's `[gpio]` says.
     Gpio,
     /// The built-in simulated board playing a game from a PGN file.
@@ -44,12 +170,18 @@ pub enum BoardSpec {
 impl std::fmt::Display for BoardSpec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            BoardSpec::Diy(p) => write!(f, "diy:{}", p.display()),
-            BoardSpec::Dgt(p) => write!(f, "dgt:{}", p.display()),
-            BoardSpec::ChessLink(p) => write!(f, "chesslink:{}", p.display()),
+            BoardSpec::Serial(proto, p) => write!(f, "{}:{}", proto.name, p.display()),
             BoardSpec::Gpio => f.write_str("gpio"),
             BoardSpec::Sim(p) => write!(f, "sim:{}", p.display()),
         }
+    }
+}
+
+impl BoardSpec {
+    /// A board speaking the protocol called `name` (one of [`PROTOCOLS`]) at `path`.
+    pub fn serial(name: &str, path: PathBuf) -> BoardSpec {
+        let proto = BoardProtocol::named(name).expect("a protocol of the table");
+        BoardSpec::Serial(proto, path)
     }
 }
 
@@ -67,17 +199,16 @@ impl FromStr for BoardSpec {
                 Ok(PathBuf::from(arg))
             }
         };
-        Ok(match kind {
-            "diy" => BoardSpec::Diy(path()?),
-            "dgt" => BoardSpec::Dgt(path()?),
-            "chesslink" => BoardSpec::ChessLink(path()?),
-            "sim" => BoardSpec::Sim(path()?),
-            _ => {
-                return Err(format!(
-                "unknown board '{s}' (accepted: diy:PATH, dgt:PATH, chesslink:PATH, gpio, sim:GAME.pgn)"
-            ))
-            }
-        })
+        if kind == "sim" {
+            return Ok(BoardSpec::Sim(path()?));
+        }
+        match BoardProtocol::named(kind) {
+            Some(proto) => Ok(BoardSpec::Serial(proto, path()?)),
+            None => Err(format!(
+                "unknown board '{s}' (accepted: {}:PATH, gpio, sim:GAME.pgn)",
+                protocol_names(":PATH, ")
+            )),
+        }
     }
 }
 
@@ -209,6 +340,29 @@ mod tests {
         let mut t = *c;
         t.reverse();
         t
+    }
+
+    #[test]
+    fn every_protocol_of_the_table_is_a_board_spec_and_named_in_its_errors() {
+        for proto in PROTOCOLS {
+            let spec = format!("{}:/dev/ttyUSB0", proto.name);
+            let parsed: BoardSpec = spec.parse().unwrap();
+            assert_eq!(
+                parsed,
+                BoardSpec::Serial(proto, PathBuf::from("/dev/ttyUSB0"))
+            );
+            assert_eq!(parsed.to_string(), spec);
+            assert_eq!(BoardProtocol::parse(proto.name), Ok(proto));
+            let err = "nope:x".parse::<BoardSpec>().unwrap_err();
+            assert!(err.contains(&format!("{}:PATH", proto.name)), "{err}");
+            assert!(BoardProtocol::parse("nope")
+                .unwrap_err()
+                .contains(proto.name));
+        }
+        assert_eq!(
+            "dgt".parse::<BoardSpec>().unwrap_err(),
+            "'dgt' needs a path: dgt:PATH"
+        );
     }
 
     #[test]
