@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use crate::engine::Millis;
-use crate::speech::phrase::Phrases;
+use crate::words::Phrases;
 
 /// Linux input key codes (`KEY_*` in linux/input-event-codes.h) of the keys a numeric keypad or
 /// a keyboard has, by name without the `KEY_` prefix.
@@ -229,7 +229,7 @@ pub fn spoken_command(line: &str, phrases: &Phrases) -> String {
     let w = &phrases.words;
     let names = &super::COMMAND_NAMES;
     // The longest name the line starts with ("rate up" before "rate").
-    let Some((i, name)) = names
+    let Some((_, name)) = names
         .iter()
         .enumerate()
         .filter(|(_, n)| line == **n || line.starts_with(&format!("{n} ")))
@@ -237,7 +237,7 @@ pub fn spoken_command(line: &str, phrases: &Phrases) -> String {
     else {
         return line.to_string();
     };
-    let mut out = w.commands[i].clone();
+    let mut out = w.command(name).to_string();
     for arg in line[name.len()..].split_whitespace() {
         out.push(' ');
         let piece = ["king", "queen", "rook", "bishop", "knight", "pawn"]
@@ -340,7 +340,7 @@ impl Presses {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::speech::phrase::{FileWords, Lang, Style};
+    use crate::words::{FileWords, Lang, Style};
 
     fn kp(n: &str) -> u16 {
         key_code(n).unwrap()

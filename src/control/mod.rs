@@ -22,7 +22,7 @@ square SQ, promote PIECE, draw, claim, resign, adjust, pause, resume, new-game, 
 clock, start, toggle-pause, rate up|down, volume up|down";
 
 /// Every command's name, in the order of the spoken names (`[speech.words] commands`).
-pub const COMMAND_NAMES: [&str; crate::speech::phrase::COMMAND_COUNT] = [
+pub const COMMAND_NAMES: [&str; crate::words::COMMAND_COUNT] = [
     "last",
     "moves",
     "time",

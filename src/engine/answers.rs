@@ -8,7 +8,7 @@ use super::event::{Event, EventKind, Millis, Priority};
 use super::input::{Button, Command, VoiceChange, CONFIRM_MS};
 use super::rules::Mode;
 use super::settings::TimeAnswer;
-use crate::speech::phrase::{sentences, Style};
+use crate::words::{sentences, Style};
 
 impl Engine {
     /// A control input at time `t`.

@@ -6,7 +6,7 @@ use super::clock::{ClockSwitch, Pace, TimeControl};
 use super::event::Millis;
 use super::input::VoiceLevel;
 use super::rules::{Mode, RuleProfile};
-use crate::speech::phrase::Phrases;
+use crate::words::Phrases;
 
 /// Everything the engine needs to know, validated.
 #[derive(Clone, Debug)]

@@ -92,7 +92,7 @@ pub struct Spoken {
 }
 
 /// Maps a game event to speech, by the announce settings. Pure.
-pub fn spoken(kind: &EventKind, a: &Announce, phrases: &super::phrase::Phrases) -> Spoken {
+pub fn spoken(kind: &EventKind, a: &Announce, phrases: &crate::words::Phrases) -> Spoken {
     let sound = |e| a.sounds.contains(&e).then_some(e);
     let nothing = Spoken {
         text: None,
@@ -118,7 +118,7 @@ pub fn spoken(kind: &EventKind, a: &Announce, phrases: &super::phrase::Phrases) 
         }
         EventKind::Touched { square, piece, .. } => Spoken {
             text: a.touched.then(|| {
-                let text = super::phrase::sentences(&phrases.piece_on(*piece, *square));
+                let text = crate::words::sentences(&phrases.piece_on(*piece, *square));
                 (text, Class::Info, None)
             }),
             earcon: sound(Earcon::Lift),
@@ -482,7 +482,7 @@ fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::speech::phrase::{FileWords, Lang, Phrases, Style};
+    use crate::words::{FileWords, Lang, Phrases, Style};
     use shakmaty::{Color, Role, Square};
 
     fn mv(ply: u32, color: Color) -> EventKind {

@@ -7,7 +7,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
 
-use super::phrase::Lang;
+use crate::words::Lang;
 
 /// The sample rate of every backend's output (libespeak-ng's own rate).
 pub const SAMPLE_RATE: u32 = 22_050;
