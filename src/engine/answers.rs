@@ -339,7 +339,7 @@ impl Engine {
         }
         // After the end, the result instead of whose move it is.
         match self.game.ending {
-            Some(e) => format!("{text}. {}", p.game_over(e.winner, e.reason)),
+            Some(e) => format!("{text}. {}", e.say(p)),
             None => format!("{text}. {} {}", w.color(self.game.pos.turn()), w.to_move),
         }
     }

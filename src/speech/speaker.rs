@@ -154,7 +154,7 @@ pub fn spoken(kind: &EventKind, a: &Announce, phrases: &crate::words::Phrases) -
             ..nothing
         },
         EventKind::GameOver {
-            reason: "time_forfeit",
+            reason: crate::engine::event::EndReason::TimeForfeit,
             ..
         } => Spoken {
             earcon: sound(Earcon::Flag),

@@ -140,21 +140,10 @@ impl Phrases {
         out
     }
 
-    pub fn game_over(&self, winner: Option<Color>, reason: &str) -> String {
+    /// The end of a game: `why` is the words of its reason (the engine's `EndReason::words`),
+    /// then the winner, or the draw.
+    pub fn game_over(&self, winner: Option<Color>, why: &str) -> String {
         let w = &self.words;
-        let why = match reason {
-            "checkmate" => &w.checkmate,
-            "stalemate" => &w.stalemate,
-            "dead_position" => &w.dead_position,
-            "fivefold_repetition" => &w.fivefold,
-            "seventyfive_moves" => &w.seventyfive,
-            "threefold_repetition" => &w.threefold,
-            "fifty_moves" => &w.fifty_moves,
-            "agreement" => &w.agreement,
-            "resignation" => &w.resignation,
-            "time_forfeit" => &w.time_forfeit,
-            _ => &w.illegal_moves,
-        };
         // `{side}` in the words of an ending is the side that lost ("{side} ger upp"); in a
         // draw it is left out.
         let loser = winner.map_or("", |c| w.color(!c));
@@ -673,15 +662,15 @@ mod tests {
         let w = &sv.words;
         assert_eq!(w.checkmate, "schackmatt");
         assert_eq!(
-            sv.game_over(Some(Color::White), "resignation"),
+            sv.game_over(Some(Color::White), &w.resignation),
             "Svart ger upp. Vit vinner"
         );
         assert_eq!(
-            sv.game_over(Some(Color::Black), "resignation"),
+            sv.game_over(Some(Color::Black), &w.resignation),
             "Vit ger upp. Svart vinner"
         );
         assert_eq!(
-            sv.game_over(Some(Color::White), "checkmate"),
+            sv.game_over(Some(Color::White), &w.checkmate),
             "Schackmatt. Vit vinner"
         );
         // Art. 9.5: "Om kravet visar sig vara riktigt / oriktigt".
@@ -701,7 +690,7 @@ mod tests {
         // The other languages still name only the winner.
         let en = Phrases::new(Lang::En, Style::Short, FileWords::Phonetic);
         assert_eq!(
-            en.game_over(Some(Color::White), "resignation"),
+            en.game_over(Some(Color::White), &en.words.resignation),
             "Resignation. White wins"
         );
     }
@@ -733,19 +722,6 @@ mod tests {
 
     #[test]
     fn every_announcement_begins_with_a_capital_in_every_language() {
-        let reasons = [
-            "checkmate",
-            "stalemate",
-            "dead_position",
-            "fivefold_repetition",
-            "seventyfive_moves",
-            "threefold_repetition",
-            "fifty_moves",
-            "agreement",
-            "resignation",
-            "time_forfeit",
-            "illegal_moves",
-        ];
         let castle = Move::Castle {
             king: Square::E1,
             rook: Square::H1,
@@ -774,9 +750,23 @@ mod tests {
                         said.push(p.announce(&sp, m));
                     }
                 }
-                for reason in reasons {
+                // The words of every reason a game ends by (the engine's `EndReason`).
+                let w = &p.words;
+                for why in [
+                    &w.checkmate,
+                    &w.stalemate,
+                    &w.dead_position,
+                    &w.fivefold,
+                    &w.seventyfive,
+                    &w.threefold,
+                    &w.fifty_moves,
+                    &w.agreement,
+                    &w.resignation,
+                    &w.time_forfeit,
+                    &w.illegal_moves,
+                ] {
                     for winner in [Some(Color::White), Some(Color::Black), None] {
-                        said.push(p.game_over(winner, reason));
+                        said.push(p.game_over(winner, why));
                     }
                 }
                 for ms in [0, 1_000, 25_000, 60_000, 1_500_000] {
