@@ -243,13 +243,10 @@ pub fn spoken_command(line: &str, phrases: &Phrases) -> String {
         let piece = ["king", "queen", "rook", "bishop", "knight", "pawn"]
             .iter()
             .position(|p| *p == arg.to_ascii_lowercase());
-        match arg {
-            "white" => out.push_str(&w.white),
-            "black" => out.push_str(&w.black),
-            _ => match piece {
-                Some(p) => out.push_str(&w.pieces[p]),
-                None => out.push_str(arg),
-            },
+        match (arg.parse::<shakmaty::Color>(), piece) {
+            (Ok(side), _) => out.push_str(w.color(side)),
+            (Err(_), Some(p)) => out.push_str(&w.pieces[p]),
+            (Err(_), None) => out.push_str(arg),
         }
     }
     out

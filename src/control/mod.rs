@@ -89,8 +89,7 @@ impl FromStr for Parsed {
                 let mut piece = None;
                 for a in args {
                     match *a {
-                        "white" => color = Some(Color::White),
-                        "black" => color = Some(Color::Black),
+                        side if side.parse::<Color>().is_ok() => color = side.parse().ok(),
                         other => {
                             piece =
                                 Some(role(other).ok_or_else(|| bad("neither a side nor a piece"))?)

@@ -335,6 +335,8 @@ impl EventKind {
     }
 }
 
+/// A side's name in JSON: shakmaty's name of the colour (its `Display`, which allocates), as a
+/// `&'static str` for the JSON written by hand. Names are read with shakmaty's `FromStr`.
 pub fn color_name(c: Color) -> &'static str {
     match c {
         Color::White => "white",
@@ -826,6 +828,14 @@ mod tests {
                 serde_json::from_str::<serde_json::Value>(&e.to_json_on(Some(&odd))).unwrap(),
                 with_board
             );
+        }
+    }
+
+    #[test]
+    fn sides_are_named_as_shakmaty_names_them() {
+        for c in Color::ALL {
+            assert_eq!(color_name(c), c.to_string());
+            assert_eq!(color_name(c).parse::<Color>().ok(), Some(c));
         }
     }
 

@@ -189,13 +189,10 @@ impl Phrases {
     pub fn on_your_board(&self, m: Move) -> String {
         let w = &self.words;
         let what = match m {
-            Move::Castle { king, rook } => {
-                if rook.file() > king.file() {
-                    w.short_castling.clone()
-                } else {
-                    w.long_castling.clone()
-                }
-            }
+            Move::Castle { .. } => match m.castling_side() {
+                Some(CastlingSide::KingSide) => w.short_castling.clone(),
+                _ => w.long_castling.clone(),
+            },
             _ => {
                 let mut s = w.piece(m.role()).to_string();
                 push(&mut s, &w.from);
