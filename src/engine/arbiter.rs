@@ -879,7 +879,7 @@ impl Engine {
                             color,
                             count: self.illegal_counts[color],
                             reason,
-                            penalty: "none",
+                            penalty: super::event::Penalty::None,
                             extra_ms: None,
                             attempted: format!("{from}{to}"),
                         },

@@ -106,6 +106,42 @@ impl IllegalReason {
 
 named!(IllegalReason);
 
+/// What a completed illegal move costs: the `penalty` of an `illegal` event (Art. 7.5,
+/// Appendices A4, B, C3).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Penalty {
+    /// Nothing (casual mode, or the edition has none).
+    None,
+    /// A warning, there being no clock to give the opponent time on.
+    Warning,
+    /// Time added to the opponent's clock (the event's `extra_ms`).
+    ExtraTime,
+    /// The game is lost.
+    Loss,
+    /// The opponent may claim the win (blitz, Appendix C3).
+    ClaimWin,
+}
+
+impl Penalty {
+    pub const NAMES: Names<Penalty> = Names {
+        what: "penalty",
+        table: &[
+            (Penalty::None, "none"),
+            (Penalty::Warning, "warning"),
+            (Penalty::ExtraTime, "extra_time"),
+            (Penalty::Loss, "loss"),
+            (Penalty::ClaimWin, "claim_win"),
+        ],
+    };
+
+    pub fn name(self) -> &'static str {
+        Penalty::NAMES.name(self)
+    }
+}
+
+named!(Penalty);
+
 /// The article of the touch-move rule a player has to follow: the `rule` of a `touch_move`
 /// event.
 #[allow(non_camel_case_types)]
@@ -219,7 +255,7 @@ pub enum EventKind {
         color: Color,
         count: u32,
         reason: IllegalReason,
-        penalty: &'static str,
+        penalty: Penalty,
         #[serde(skip_serializing_if = "Option::is_none")]
         extra_ms: Option<i64>,
         /// The attempted move, from-square then to-square.
@@ -439,7 +475,7 @@ impl Event {
                 j.color("color", *color);
                 j.num("count", *count);
                 j.str("reason", reason.name());
-                j.str("penalty", penalty);
+                j.str("penalty", penalty.name());
                 if let Some(x) = extra_ms {
                     j.int("extra_ms", *x);
                 }
@@ -752,7 +788,7 @@ mod tests {
                 color: Color::White,
                 count: 2,
                 reason: IllegalReason::NotALegalMove,
-                penalty: "extra_time",
+                penalty: Penalty::ExtraTime,
                 extra_ms: Some(120_000),
                 attempted: "g1g3".into(),
             },
@@ -760,7 +796,7 @@ mod tests {
                 color: Color::Black,
                 count: 0,
                 reason: IllegalReason::OpponentPiece,
-                penalty: "none",
+                penalty: Penalty::None,
                 extra_ms: None,
                 attempted: "a1a2".into(),
             },
@@ -850,8 +886,10 @@ mod tests {
         check(&EndReason::NAMES);
         check(&IllegalReason::NAMES);
         check(&TouchRule::NAMES);
+        check(&Penalty::NAMES);
         assert_eq!(EndReason::NAMES.values().count(), 11);
         assert_eq!(IllegalReason::NAMES.values().count(), 7);
         assert_eq!(TouchRule::NAMES.values().count(), 8);
+        assert_eq!(Penalty::NAMES.values().count(), 5);
     }
 }

@@ -6,7 +6,7 @@ use shakmaty::{Bitboard, Board, Chess, Color, Move, Position, Rank, Role, Square
 
 use super::arbiter::{Engine, Phase};
 use super::clock::Pace;
-use super::event::{EndReason, Event, EventKind, IllegalReason, Priority, TouchRule};
+use super::event::{EndReason, Event, EventKind, IllegalReason, Penalty, Priority, TouchRule};
 use super::game::Ending;
 use super::recognise::{footprint, king_to};
 use super::touch::obligation;
@@ -162,18 +162,18 @@ impl Engine {
         let penalty = self.s.rules.illegal_penalty(pace, quickplay);
         let loses = penalty.loses_at.is_some_and(|n| count >= n);
         let (penalty_name, extra_ms) = if loses {
-            ("loss", None)
+            (Penalty::Loss, None)
         } else if penalty.claim_win {
             // Appendix C3: the opponent may claim the win until he makes his own move.
             self.win_claim = Some(!color);
-            ("claim_win", None)
+            (Penalty::ClaimWin, None)
         } else if penalty.extra_ms == 0 {
-            ("none", None)
+            (Penalty::None, None)
         } else if let Some(clock) = &mut self.clock {
             clock.add(!color, penalty.extra_ms);
-            ("extra_time", Some(penalty.extra_ms))
+            (Penalty::ExtraTime, Some(penalty.extra_ms))
         } else {
-            ("warning", None)
+            (Penalty::Warning, None)
         };
         self.emit(
             out,
