@@ -186,14 +186,10 @@ impl Default for Voice {
     }
 }
 
-/// The espeak-ng voice for a language. Appendix F's words are German.
+/// The espeak-ng voice for a language: espeak-ng names its voices by the language's tag.
+/// Appendix F's words are German.
 pub fn espeak_voice(lang: Lang) -> &'static str {
-    match lang {
-        Lang::AppendixF | Lang::De => "de",
-        Lang::En => "en",
-        Lang::Ro => "ro",
-        Lang::Sv => "sv",
-    }
+    lang.tag()
 }
 
 /// The `text` backend: no audio at all.

@@ -459,17 +459,10 @@ impl Words {
 
     /// The words of `lang` as its data file has them, read the first time they are needed.
     fn language(lang: Lang) -> &'static Words {
-        static DE: OnceLock<Words> = OnceLock::new();
-        static EN: OnceLock<Words> = OnceLock::new();
-        static RO: OnceLock<Words> = OnceLock::new();
-        static SV: OnceLock<Words> = OnceLock::new();
-        let cell = match lang {
-            Lang::AppendixF | Lang::De => &DE,
-            Lang::En => &EN,
-            Lang::Ro => &RO,
-            Lang::Sv => &SV,
-        };
-        cell.get_or_init(|| {
+        const LANGS: usize = Lang::NAMES.table.len();
+        static READ: [OnceLock<Words>; LANGS] = [const { OnceLock::new() }; LANGS];
+        let row = Lang::NAMES.table.iter().position(|(l, _)| *l == lang);
+        READ[row.unwrap_or(0)].get_or_init(|| {
             // The files are part of the binary and checked by the tests: an error is a bug.
             Words::from_data(lang.data())
                 .unwrap_or_else(|e| panic!("src/words/{}.toml: {e}", lang.tag()))
