@@ -420,4 +420,18 @@ mod tests {
             .help(&en)
             .contains("1 time, held moves 10"));
     }
+
+    /// Every command has its spoken name in the words, looked up by the command's name.
+    #[test]
+    fn every_command_is_spoken_by_its_name() {
+        for name in super::super::COMMAND_NAMES {
+            assert!(crate::words::COMMAND_KEYS.contains(&name), "{name}");
+        }
+        let ro = Phrases::new(Lang::Ro, Style::Short, FileWords::Phonetic);
+        assert_eq!(spoken_command("new-game", &ro), "partidă nouă");
+        assert_eq!(
+            spoken_command("position black knight", &ro),
+            "poziție Negrul Cal"
+        );
+    }
 }
