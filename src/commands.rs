@@ -64,8 +64,7 @@ pub struct GameFlags {
 
 #[derive(clap::Args, Clone, Default)]
 pub struct SpeechFlags {
-    /// How to speak: espeak (libespeak-ng, default), clips (a voice pack), text (no sound)
-    #[arg(long, value_name = "BACKEND")]
+    #[arg(long, value_name = "BACKEND", help = format!("How to speak: {}", Backend::help()))]
     pub speech: Option<String>,
     /// Write what would be played to this WAV file instead of the sound card
     #[arg(long, value_name = "FILE.wav")]

@@ -635,8 +635,7 @@ impl Config {
             None => None,
             Some(s) => match s.get_ref().as_str() {
                 "both" => None,
-                "white" => Some(Color::White),
-                "black" => Some(Color::Black),
+                side if side.parse::<Color>().is_ok() => side.parse().ok(),
                 other => {
                     return cx.err(
                         s.span(),
@@ -766,8 +765,7 @@ impl Config {
                 None => None,
                 Some(p) => match p.get_ref().as_str() {
                     "both" => None,
-                    "white" => Some(Color::White),
-                    "black" => Some(Color::Black),
+                    side if side.parse::<Color>().is_ok() => side.parse().ok(),
                     other => {
                         return cx.err(
                             p.span(),

@@ -18,3 +18,4 @@ pub mod replay;
 pub mod sim;
 pub mod speech;
 pub mod web;
+pub mod words;

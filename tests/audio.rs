@@ -219,7 +219,7 @@ fn rate_and_volume_commands_change_the_voice() {
     use chessboardd::speech::queue::Class;
     use chessboardd::speech::speaker::{spoken, Announce, Speaker, SpeechConfig};
     let dir = home("voice");
-    let phrases = chessboardd::speech::phrase::Phrases::new(
+    let phrases = chessboardd::words::Phrases::new(
         Default::default(),
         Default::default(),
         Default::default(),

@@ -420,7 +420,7 @@ lift f1\nplace c4\nwait 500\nlift g8\nplace f6\nlift e1\nplace g1\nlift h1\nplac
 /// language and with every way of speaking files, however its words begin.
 #[test]
 fn answers_begin_with_a_capital_in_every_language() {
-    use chessboardd::speech::phrase::{FileWords, Lang, Phrases, Style};
+    use chessboardd::words::{FileWords, Lang, Phrases, Style};
     let questions = [
         "last",
         "moves 1",
@@ -468,7 +468,7 @@ fn answers_begin_with_a_capital_in_every_language() {
 
 #[test]
 fn answers_in_the_words_of_each_language() {
-    use chessboardd::speech::phrase::{FileWords, Lang, Phrases, Style};
+    use chessboardd::words::{FileWords, Lang, Phrases, Style};
     let in_lang = |lang: Lang| Settings {
         time_control: Some("60+0".parse().unwrap()),
         phrases: Phrases::new(lang, Style::Short, FileWords::Phonetic),

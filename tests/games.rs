@@ -74,7 +74,7 @@ fn check_game(name: &str, game: &PgnGame, settings: &Settings, g: &Gestures) {
     let over: Vec<_> = events
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::GameOver { result, reason } => Some((*result, *reason)),
+            EventKind::GameOver { result, reason } => Some((*result, reason.name())),
             _ => None,
         })
         .collect();

@@ -169,12 +169,12 @@ pub const COMMANDS: &[Spec] = &[
 ];
 
 // One spoken name for each command.
-const _: () = assert!(COMMANDS.len() == crate::speech::phrase::COMMAND_COUNT);
+const _: () = assert!(COMMANDS.len() == crate::words::COMMAND_COUNT);
 
 /// Every command's words key, in the order of the spoken names (`[speech.words] commands`,
 /// one for each row of the table).
-pub const COMMAND_NAMES: [&str; crate::speech::phrase::COMMAND_COUNT] = {
-    let mut names = [""; crate::speech::phrase::COMMAND_COUNT];
+pub const COMMAND_NAMES: [&str; crate::words::COMMAND_COUNT] = {
+    let mut names = [""; crate::words::COMMAND_COUNT];
     let mut i = 0;
     while i < COMMANDS.len() {
         names[i] = COMMANDS[i].words;

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use crate::engine::Millis;
-use crate::speech::phrase::Phrases;
+use crate::words::Phrases;
 
 /// Linux input key codes (`KEY_*` in linux/input-event-codes.h) of the keys a numeric keypad or
 /// a keyboard has, by name without the `KEY_` prefix.
@@ -241,13 +241,10 @@ pub fn spoken_command(line: &str, phrases: &Phrases) -> String {
         let piece = ["king", "queen", "rook", "bishop", "knight", "pawn"]
             .iter()
             .position(|p| *p == arg.to_ascii_lowercase());
-        match arg {
-            "white" => out.push_str(&w.white),
-            "black" => out.push_str(&w.black),
-            _ => match piece {
-                Some(p) => out.push_str(&w.pieces[p]),
-                None => out.push_str(arg),
-            },
+        match (arg.parse::<shakmaty::Color>(), piece) {
+            (Ok(side), _) => out.push_str(w.color(side)),
+            (Err(_), Some(p)) => out.push_str(&w.pieces[p]),
+            (Err(_), None) => out.push_str(arg),
         }
     }
     out
@@ -255,11 +252,7 @@ pub fn spoken_command(line: &str, phrases: &Phrases) -> String {
 
 /// A command's spoken name, by its words key.
 pub fn spoken_name<'a>(spec: &super::Spec, phrases: &'a Phrases) -> &'a str {
-    let i = super::COMMAND_NAMES
-        .iter()
-        .position(|n| *n == spec.words)
-        .expect("every row's words key is in the list");
-    &phrases.words.commands[i]
+    phrases.words.command(spec.words)
 }
 
 /// A key went down or up, or was held long enough.
@@ -347,7 +340,7 @@ impl Presses {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::speech::phrase::{FileWords, Lang, Style};
+    use crate::words::{FileWords, Lang, Style};
 
     fn kp(n: &str) -> u16 {
         key_code(n).unwrap()
@@ -429,5 +422,19 @@ mod tests {
         assert!(KeyMap::default()
             .help(&en)
             .contains("1 time, held moves 10"));
+    }
+
+    /// Every command has its spoken name in the words, looked up by the command's name.
+    #[test]
+    fn every_command_is_spoken_by_its_name() {
+        for name in super::super::COMMAND_NAMES {
+            assert!(crate::words::COMMAND_KEYS.contains(&name), "{name}");
+        }
+        let ro = Phrases::new(Lang::Ro, Style::Short, FileWords::Phonetic);
+        assert_eq!(spoken_command("new-game", &ro), "partidă nouă");
+        assert_eq!(
+            spoken_command("position black knight", &ro),
+            "poziție Negrul Cal"
+        );
     }
 }

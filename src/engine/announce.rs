@@ -5,7 +5,7 @@ use shakmaty::{Color, Position, Role, Square};
 
 use super::arbiter::{Engine, Phase};
 use super::event::{Event, EventKind, Priority};
-use crate::speech::phrase::sentences;
+use crate::words::sentences;
 
 impl Engine {
     /// Says `text`, every sentence of it beginning with a capital letter, whatever the words

@@ -9,7 +9,7 @@ use super::event::{Event, EventKind, Millis, Priority};
 use super::input::{Button, Command, Query, VoiceChange, CONFIRM_MS};
 use super::rules::Mode;
 use super::settings::TimeAnswer;
-use crate::speech::phrase::{sentences, Style};
+use crate::words::{sentences, Style};
 
 impl Engine {
     /// A button pressed at time `t` (a board's, a script's, or a command's): acts at once. A
@@ -358,7 +358,7 @@ impl Engine {
         }
         // After the end, the result instead of whose move it is.
         match self.game.ending {
-            Some(e) => format!("{text}. {}", p.game_over(e.winner, e.reason)),
+            Some(e) => format!("{text}. {}", e.say(p)),
             None => format!("{text}. {} {}", w.color(self.game.pos.turn()), w.to_move),
         }
     }

@@ -787,11 +787,10 @@ impl Engine {
             self.relinked = false;
             self.phase = Phase::Moving;
             self.mismatch = Mismatch::default();
-            let color = !self.game.pos.turn();
             self.emit(
                 out,
                 EventKind::Replicated {
-                    uci: recognise::uci(m, color),
+                    uci: recognise::uci(m),
                 },
             );
             return;
@@ -880,7 +879,7 @@ impl Engine {
                             color,
                             count: self.illegal_counts[color],
                             reason,
-                            penalty: "none",
+                            penalty: super::event::Penalty::None,
                             extra_ms: None,
                             attempted: format!("{from}{to}"),
                         },
@@ -961,7 +960,7 @@ impl Engine {
             EventKind::Move {
                 ply,
                 color,
-                uci: recognise::uci(m, color),
+                uci: recognise::uci(m),
                 san: san.to_string(),
                 fen: fen_of(&self.game.pos),
                 say,

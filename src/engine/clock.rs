@@ -8,6 +8,8 @@ use std::str::FromStr;
 use shakmaty::{ByColor, Color};
 
 use super::event::Millis;
+use crate::named;
+use crate::words::Names;
 
 /// One period of a time control.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -144,18 +146,14 @@ pub enum ClockSwitch {
     Button,
 }
 
-impl FromStr for ClockSwitch {
-    type Err = String;
-    fn from_str(s: &str) -> Result<ClockSwitch, String> {
-        match s {
-            "auto" => Ok(ClockSwitch::Auto),
-            "button" => Ok(ClockSwitch::Button),
-            _ => Err(format!(
-                "unknown clock switch '{s}' (accepted: auto, button)"
-            )),
-        }
-    }
+impl ClockSwitch {
+    pub const NAMES: Names<ClockSwitch> = Names {
+        what: "clock switch",
+        table: &[(ClockSwitch::Auto, "auto"), (ClockSwitch::Button, "button")],
+    };
 }
+
+named!(ClockSwitch);
 
 /// Game pace, by Appendix B/C: the base time plus 60 increments.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

@@ -4,8 +4,196 @@
 use serde::Serialize;
 use shakmaty::{Color, Role, Square};
 
+use crate::named;
+use crate::words::{Names, Words};
+
 /// Simulated or monotonic time in milliseconds.
 pub type Millis = u64;
+
+/// Why a game ended: the `reason` of a `game_over` event.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EndReason {
+    Checkmate,
+    Stalemate,
+    DeadPosition,
+    FivefoldRepetition,
+    SeventyfiveMoves,
+    ThreefoldRepetition,
+    FiftyMoves,
+    Agreement,
+    Resignation,
+    TimeForfeit,
+    /// Lost by illegal moves (Art. 7.5b).
+    IllegalMoves,
+}
+
+impl EndReason {
+    pub const NAMES: Names<EndReason> = Names {
+        what: "reason",
+        table: &[
+            (EndReason::Checkmate, "checkmate"),
+            (EndReason::Stalemate, "stalemate"),
+            (EndReason::DeadPosition, "dead_position"),
+            (EndReason::FivefoldRepetition, "fivefold_repetition"),
+            (EndReason::SeventyfiveMoves, "seventyfive_moves"),
+            (EndReason::ThreefoldRepetition, "threefold_repetition"),
+            (EndReason::FiftyMoves, "fifty_moves"),
+            (EndReason::Agreement, "agreement"),
+            (EndReason::Resignation, "resignation"),
+            (EndReason::TimeForfeit, "time_forfeit"),
+            (EndReason::IllegalMoves, "illegal_moves"),
+        ],
+    };
+
+    /// The name in JSON, the record and the PGN comment.
+    pub fn name(self) -> &'static str {
+        EndReason::NAMES.name(self)
+    }
+
+    /// The words that say it.
+    pub fn words(self, w: &Words) -> &str {
+        match self {
+            EndReason::Checkmate => &w.checkmate,
+            EndReason::Stalemate => &w.stalemate,
+            EndReason::DeadPosition => &w.dead_position,
+            EndReason::FivefoldRepetition => &w.fivefold,
+            EndReason::SeventyfiveMoves => &w.seventyfive,
+            EndReason::ThreefoldRepetition => &w.threefold,
+            EndReason::FiftyMoves => &w.fifty_moves,
+            EndReason::Agreement => &w.agreement,
+            EndReason::Resignation => &w.resignation,
+            EndReason::TimeForfeit => &w.time_forfeit,
+            EndReason::IllegalMoves => &w.illegal_moves,
+        }
+    }
+}
+
+named!(EndReason);
+
+/// Why a move is not legal: the `reason` of an `illegal` event.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IllegalReason {
+    /// Nothing stood on the from-square.
+    NotAMove,
+    OpponentPiece,
+    OwnPieceOnSquare,
+    CastlingNotAllowed,
+    NotALegalMove,
+    KingInCheck,
+    LeavesKingInCheck,
+}
+
+impl IllegalReason {
+    pub const NAMES: Names<IllegalReason> = Names {
+        what: "illegal move reason",
+        table: &[
+            (IllegalReason::NotAMove, "not_a_move"),
+            (IllegalReason::OpponentPiece, "opponent_piece"),
+            (IllegalReason::OwnPieceOnSquare, "own_piece_on_square"),
+            (IllegalReason::CastlingNotAllowed, "castling_not_allowed"),
+            (IllegalReason::NotALegalMove, "not_a_legal_move"),
+            (IllegalReason::KingInCheck, "king_in_check"),
+            (IllegalReason::LeavesKingInCheck, "leaves_king_in_check"),
+        ],
+    };
+
+    pub fn name(self) -> &'static str {
+        IllegalReason::NAMES.name(self)
+    }
+}
+
+named!(IllegalReason);
+
+/// What a completed illegal move costs: the `penalty` of an `illegal` event (Art. 7.5,
+/// Appendices A4, B, C3).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Penalty {
+    /// Nothing (casual mode, or the edition has none).
+    None,
+    /// A warning, there being no clock to give the opponent time on.
+    Warning,
+    /// Time added to the opponent's clock (the event's `extra_ms`).
+    ExtraTime,
+    /// The game is lost.
+    Loss,
+    /// The opponent may claim the win (blitz, Appendix C3).
+    ClaimWin,
+}
+
+impl Penalty {
+    pub const NAMES: Names<Penalty> = Names {
+        what: "penalty",
+        table: &[
+            (Penalty::None, "none"),
+            (Penalty::Warning, "warning"),
+            (Penalty::ExtraTime, "extra_time"),
+            (Penalty::Loss, "loss"),
+            (Penalty::ClaimWin, "claim_win"),
+        ],
+    };
+
+    pub fn name(self) -> &'static str {
+        Penalty::NAMES.name(self)
+    }
+}
+
+named!(Penalty);
+
+/// The article of the touch-move rule a player has to follow: the `rule` of a `touch_move`
+/// event.
+#[allow(non_camel_case_types)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+pub enum TouchRule {
+    /// An own piece touched: move it.
+    #[serde(rename = "4.3a")]
+    Art4_3a,
+    /// An opponent's piece touched: capture it.
+    #[serde(rename = "4.3b")]
+    Art4_3b,
+    /// One piece of each colour touched: capture the one with the other.
+    #[serde(rename = "4.3c")]
+    Art4_3c,
+    /// The king, then a rook: castle on that side.
+    #[serde(rename = "4.4a")]
+    Art4_4a,
+    /// A rook, then the king: no castling; move the rook.
+    #[serde(rename = "4.4b")]
+    Art4_4b,
+    /// The king, then a rook, castling illegal: another king move.
+    #[serde(rename = "4.4c")]
+    Art4_4c,
+    /// The king released on its castling square: the castling.
+    #[serde(rename = "4.6b")]
+    Art4_6b,
+    /// A pawn released on its promotion square: the promotion.
+    #[serde(rename = "4.6c")]
+    Art4_6c,
+}
+
+impl TouchRule {
+    pub const NAMES: Names<TouchRule> = Names {
+        what: "touch-move rule",
+        table: &[
+            (TouchRule::Art4_3a, "4.3a"),
+            (TouchRule::Art4_3b, "4.3b"),
+            (TouchRule::Art4_3c, "4.3c"),
+            (TouchRule::Art4_4a, "4.4a"),
+            (TouchRule::Art4_4b, "4.4b"),
+            (TouchRule::Art4_4c, "4.4c"),
+            (TouchRule::Art4_6b, "4.6b"),
+            (TouchRule::Art4_6c, "4.6c"),
+        ],
+    };
+
+    pub fn name(self) -> &'static str {
+        TouchRule::NAMES.name(self)
+    }
+}
+
+named!(TouchRule);
 
 /// How urgent a spoken message is; the speech queue orders by it.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -66,8 +254,8 @@ pub enum EventKind {
         #[serde(serialize_with = "ser_color")]
         color: Color,
         count: u32,
-        reason: &'static str,
-        penalty: &'static str,
+        reason: IllegalReason,
+        penalty: Penalty,
         #[serde(skip_serializing_if = "Option::is_none")]
         extra_ms: Option<i64>,
         /// The attempted move, from-square then to-square.
@@ -78,7 +266,7 @@ pub enum EventKind {
         color: Color,
         #[serde(serialize_with = "ser_square")]
         square: Square,
-        rule: &'static str,
+        rule: TouchRule,
     },
     Mismatch {
         #[serde(serialize_with = "ser_squares")]
@@ -113,7 +301,7 @@ pub enum EventKind {
     },
     GameOver {
         result: &'static str,
-        reason: &'static str,
+        reason: EndReason,
     },
     /// A player's clock has come down to a warning threshold (5 minutes, 1 minute, 10 s).
     TimeWarning {
@@ -183,6 +371,8 @@ impl EventKind {
     }
 }
 
+/// A side's name in JSON: shakmaty's name of the colour (its `Display`, which allocates), as a
+/// `&'static str` for the JSON written by hand. Names are read with shakmaty's `FromStr`.
 pub fn color_name(c: Color) -> &'static str {
     match c {
         Color::White => "white",
@@ -284,8 +474,8 @@ impl Event {
             } => {
                 j.color("color", *color);
                 j.num("count", *count);
-                j.str("reason", reason);
-                j.str("penalty", penalty);
+                j.str("reason", reason.name());
+                j.str("penalty", penalty.name());
                 if let Some(x) = extra_ms {
                     j.int("extra_ms", *x);
                 }
@@ -298,7 +488,7 @@ impl Event {
             } => {
                 j.color("color", *color);
                 j.square("square", *square);
-                j.str("rule", rule);
+                j.str("rule", rule.name());
             }
             EventKind::Mismatch { missing, extra } => {
                 j.squares("missing", missing);
@@ -340,7 +530,7 @@ impl Event {
             }
             EventKind::GameOver { result, reason } => {
                 j.str("result", result);
-                j.str("reason", reason);
+                j.str("reason", reason.name());
             }
             EventKind::TimeWarning {
                 color,
@@ -597,23 +787,23 @@ mod tests {
             EventKind::Illegal {
                 color: Color::White,
                 count: 2,
-                reason: "not_a_legal_move",
-                penalty: "extra_time",
+                reason: IllegalReason::NotALegalMove,
+                penalty: Penalty::ExtraTime,
                 extra_ms: Some(120_000),
                 attempted: "g1g3".into(),
             },
             EventKind::Illegal {
                 color: Color::Black,
                 count: 0,
-                reason: "opponent_piece",
-                penalty: "none",
+                reason: IllegalReason::OpponentPiece,
+                penalty: Penalty::None,
                 extra_ms: None,
                 attempted: "a1a2".into(),
             },
             EventKind::TouchMove {
                 color: Color::White,
                 square: Square::A1,
-                rule: "4.4b",
+                rule: TouchRule::Art4_4b,
             },
             EventKind::Mismatch {
                 missing: vec![Square::B1, Square::H1],
@@ -646,7 +836,7 @@ mod tests {
             },
             EventKind::GameOver {
                 result: "1/2-1/2",
-                reason: "dead_position",
+                reason: EndReason::DeadPosition,
             },
             EventKind::TimeWarning {
                 color: Color::White,
@@ -675,5 +865,31 @@ mod tests {
                 with_board
             );
         }
+    }
+
+    #[test]
+    fn sides_are_named_as_shakmaty_names_them() {
+        for c in Color::ALL {
+            assert_eq!(color_name(c), c.to_string());
+            assert_eq!(color_name(c).parse::<Color>().ok(), Some(c));
+        }
+    }
+
+    /// Every reason and rule is written in JSON by its table's name, which is the serde name.
+    #[test]
+    fn reasons_are_named_in_json_as_serde_names_them() {
+        fn check<T: Copy + PartialEq + Serialize>(names: &Names<T>) {
+            for (value, name) in names.table {
+                assert_eq!(serde_json::to_value(value).unwrap(), *name);
+            }
+        }
+        check(&EndReason::NAMES);
+        check(&IllegalReason::NAMES);
+        check(&TouchRule::NAMES);
+        check(&Penalty::NAMES);
+        assert_eq!(EndReason::NAMES.values().count(), 11);
+        assert_eq!(IllegalReason::NAMES.values().count(), 7);
+        assert_eq!(TouchRule::NAMES.values().count(), 8);
+        assert_eq!(Penalty::NAMES.values().count(), 5);
     }
 }

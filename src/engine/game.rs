@@ -7,9 +7,11 @@ use shakmaty::zobrist::Zobrist64;
 use shakmaty::{CastlingSide, Chess, Color, EnPassantMode, Move, MoveList, Piece, Position, Role};
 
 use super::dead;
+use super::event::EndReason;
 use super::event::Millis;
 use super::recognise::Legal;
 use super::rules::RuleProfile;
+use crate::words::Phrases;
 
 /// One completed move.
 #[derive(Clone, Debug)]
@@ -28,7 +30,7 @@ pub struct Ply {
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Ending {
     pub winner: Option<Color>,
-    pub reason: &'static str,
+    pub reason: EndReason,
 }
 
 impl Ending {
@@ -43,10 +45,23 @@ impl Ending {
     /// The PGN `Termination` tag value for this ending.
     pub fn termination(&self) -> &'static str {
         match self.reason {
-            "time_forfeit" => "time forfeit",
-            "illegal_moves" => "rules infraction",
-            _ => "normal",
+            EndReason::TimeForfeit => "time forfeit",
+            EndReason::IllegalMoves => "rules infraction",
+            EndReason::Checkmate
+            | EndReason::Stalemate
+            | EndReason::DeadPosition
+            | EndReason::FivefoldRepetition
+            | EndReason::SeventyfiveMoves
+            | EndReason::ThreefoldRepetition
+            | EndReason::FiftyMoves
+            | EndReason::Agreement
+            | EndReason::Resignation => "normal",
         }
+    }
+
+    /// The announcement of the end: "Schachmatt. Weiß gewinnt".
+    pub fn say(&self, phrases: &Phrases) -> String {
+        phrases.game_over(self.winner, self.reason.words(&phrases.words))
     }
 }
 
@@ -223,31 +238,31 @@ impl Game {
         if stuck && pos.is_check() {
             return Some(Ending {
                 winner: Some(!pos.turn()),
-                reason: "checkmate",
+                reason: EndReason::Checkmate,
             });
         }
         if stuck {
             return Some(Ending {
                 winner: None,
-                reason: "stalemate",
+                reason: EndReason::Stalemate,
             });
         }
         if dead::is_dead(pos) {
             return Some(Ending {
                 winner: None,
-                reason: "dead_position",
+                reason: EndReason::DeadPosition,
             });
         }
         if rules.automatic_fivefold && self.repetitions() >= 5 {
             return Some(Ending {
                 winner: None,
-                reason: "fivefold_repetition",
+                reason: EndReason::FivefoldRepetition,
             });
         }
         if rules.automatic_seventyfive && pos.halfmoves() >= 150 {
             return Some(Ending {
                 winner: None,
-                reason: "seventyfive_moves",
+                reason: EndReason::SeventyfiveMoves,
             });
         }
         None
@@ -309,7 +324,7 @@ impl Game {
             }
         }
         if let Some(e) = self.ending {
-            tokens.push(format!("{{{}}}", e.reason.replace('_', " ")));
+            tokens.push(format!("{{{}}}", e.reason.name().replace('_', " ")));
         }
         tokens.push(result.to_string());
         let mut line = String::new();
@@ -361,7 +376,7 @@ mod tests {
             .is_none());
         assert_eq!(
             g.automatic_ending(&crate::engine::rules::FIDE_2023)
-                .map(|e| e.reason),
+                .map(|e| e.reason.name()),
             Some("fivefold_repetition")
         );
     }

@@ -6,7 +6,9 @@
 //! shows the position after it and every piece it captured was seen leaving the board. The
 //! order of lifts and placements therefore does not matter, which is how people really move.
 
-use shakmaty::{Bitboard, Chess, Color, File, Move, MoveList, Piece, Position, Rank, Role, Square};
+use shakmaty::{
+    Bitboard, CastlingMode, Chess, Color, File, Move, MoveList, Piece, Position, Rank, Role, Square,
+};
 
 use super::event::Millis;
 use super::physical::{piece_code, Physical};
@@ -114,21 +116,9 @@ pub fn king_to(color: Color, m: &Move) -> Option<Square> {
     m.castling_side().map(|s| s.king_to(color))
 }
 
-/// UCI notation of a move, castling as the king's two-square move.
-pub fn uci(m: Move, color: Color) -> String {
-    let (from, to) = match m {
-        Move::Castle { king, .. } => (king, king_to(color, &m).unwrap_or(king)),
-        _ => (m.from().unwrap_or(m.to()), m.to()),
-    };
-    let mut s = String::with_capacity(5);
-    for sq in [from, to] {
-        s.push(sq.file().char());
-        s.push(sq.rank().char());
-    }
-    if let Some(p) = m.promotion() {
-        s.push(p.char());
-    }
-    s
+/// UCI notation of a move, castling as the king's two-square move ("e1g1").
+pub fn uci(m: Move) -> String {
+    m.to_uci(CastlingMode::Standard).to_string()
 }
 
 /// A queen, rook or bishop that stopped on a square from which it could slide on along the same
@@ -812,13 +802,39 @@ mod tests {
     use shakmaty::fen::Fen;
     use shakmaty::san::San;
     use shakmaty::Board;
-    use shakmaty::CastlingMode;
 
     fn pos(fen: &str) -> Chess {
         fen.parse::<Fen>()
             .unwrap()
             .into_position(CastlingMode::Standard)
             .unwrap()
+    }
+
+    /// UCI as the events have always written it: castling as the king's two-square move,
+    /// promotions with the piece's small letter, en passant as the pawn's move.
+    #[test]
+    fn uci_is_written_as_the_kings_move_for_castling() {
+        let said = |fen: &str, san: &str| {
+            let p = pos(fen);
+            uci(san.parse::<San>().unwrap().to_move(&p).unwrap())
+        };
+        let castles = "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1";
+        assert_eq!(said(castles, "O-O"), "e1g1");
+        assert_eq!(said(castles, "O-O-O"), "e1c1");
+        let black = "r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1";
+        assert_eq!(said(black, "O-O"), "e8g8");
+        assert_eq!(said(black, "O-O-O"), "e8c8");
+        assert_eq!(said("8/4P3/8/8/8/8/k7/7K w - - 0 1", "e8=Q"), "e7e8q");
+        assert_eq!(said("7k/7p/8/8/8/8/1pK5/R7 b - - 0 1", "bxa1=N"), "b2a1n");
+        let ep = "rnbqkbnr/ppp1p1pp/5p2/3pP3/8/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 1";
+        assert_eq!(said(ep, "exd6"), "e5d6");
+        assert_eq!(
+            said(
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+                "Nf3"
+            ),
+            "g1f3"
+        );
     }
 
     fn after(p: &Chess, sans: &[&str]) -> (Chess, Vec<Move>) {

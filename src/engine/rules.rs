@@ -6,6 +6,8 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::clock::{Pace, TimeControl};
+use crate::named;
+use crate::words::Names;
 
 /// What happens to a player who makes a wrong draw claim (Art. 9.5).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -161,7 +163,8 @@ impl FromStr for RuleProfile {
             .find(|p| p.name == s)
             .copied()
             .ok_or_else(|| {
-                format!("unknown rules '{s}' (accepted: fide-1997, fide-2005, fide-2023)")
+                let accepted: Vec<&str> = PROFILES.iter().map(|p| p.name).collect();
+                format!("unknown rules '{s}' (accepted: {})", accepted.join(", "))
             })
     }
 }
@@ -230,30 +233,27 @@ pub enum Mode {
     Casual,
 }
 
-impl FromStr for Pace {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Pace, String> {
-        match s {
-            "standard" => Ok(Pace::Standard),
-            "rapid" => Ok(Pace::Rapid),
-            "blitz" => Ok(Pace::Blitz),
-            _ => Err(format!(
-                "unknown kind of game '{s}' (accepted: standard, rapid, blitz)"
-            )),
-        }
-    }
+impl Pace {
+    pub const NAMES: Names<Pace> = Names {
+        what: "kind of game",
+        table: &[
+            (Pace::Standard, "standard"),
+            (Pace::Rapid, "rapid"),
+            (Pace::Blitz, "blitz"),
+        ],
+    };
 }
 
-impl FromStr for Mode {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Mode, String> {
-        match s {
-            "tournament" => Ok(Mode::Tournament),
-            "casual" => Ok(Mode::Casual),
-            _ => Err(format!("unknown mode '{s}' (accepted: tournament, casual)")),
-        }
-    }
+named!(Pace);
+
+impl Mode {
+    pub const NAMES: Names<Mode> = Names {
+        what: "mode",
+        table: &[(Mode::Tournament, "tournament"), (Mode::Casual, "casual")],
+    };
 }
+
+named!(Mode);
 
 #[cfg(test)]
 mod tests {

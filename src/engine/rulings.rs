@@ -6,26 +6,26 @@ use shakmaty::{Bitboard, Board, Chess, Color, Move, Position, Rank, Role, Square
 
 use super::arbiter::{Engine, Phase};
 use super::clock::Pace;
-use super::event::{Event, EventKind, Priority};
+use super::event::{EndReason, Event, EventKind, IllegalReason, Penalty, Priority, TouchRule};
 use super::game::Ending;
 use super::recognise::{footprint, king_to};
 use super::touch::obligation;
 use super::turn::Commit;
 
 /// Why moving the piece on `from` to `to` is not legal.
-pub fn illegal_reason(pos: &Chess, from: Square, to: Square) -> &'static str {
+pub fn illegal_reason(pos: &Chess, from: Square, to: Square) -> IllegalReason {
     let board = pos.board();
     let Some(piece) = board.piece_at(from) else {
-        return "not_a_move";
+        return IllegalReason::NotAMove;
     };
     if piece.color != pos.turn() {
-        return "opponent_piece";
+        return IllegalReason::OpponentPiece;
     }
     if board.color_at(to) == Some(piece.color) {
-        return "own_piece_on_square";
+        return IllegalReason::OwnPieceOnSquare;
     }
     if piece.role == Role::King && from.rank() == to.rank() && from.distance(to) == 2 {
-        return "castling_not_allowed";
+        return IllegalReason::CastlingNotAllowed;
     }
     let occupied = board.occupied();
     let reachable = match piece.role {
@@ -49,7 +49,7 @@ pub fn illegal_reason(pos: &Chess, from: Square, to: Square) -> &'static str {
         _ => attacks::attacks(from, piece, occupied).contains(to),
     };
     if !reachable {
-        return "not_a_legal_move";
+        return IllegalReason::NotALegalMove;
     }
     let mut after: Board = board.clone();
     after.discard_piece_at(to);
@@ -58,29 +58,29 @@ pub fn illegal_reason(pos: &Chess, from: Square, to: Square) -> &'static str {
     if let Some(king) = after.king_of(piece.color) {
         if after.attacks_to(king, !piece.color, after.occupied()).any() {
             return if pos.is_check() {
-                "king_in_check"
+                IllegalReason::KingInCheck
             } else {
-                "leaves_king_in_check"
+                IllegalReason::LeavesKingInCheck
             };
         }
     }
-    "not_a_legal_move"
+    IllegalReason::NotALegalMove
 }
 
 impl Engine {
     /// The rule a completed move breaks, with the square of the piece concerned (tournament).
-    pub(super) fn breach(&self, m: Move) -> Option<(&'static str, Square)> {
+    pub(super) fn breach(&self, m: Move) -> Option<(TouchRule, Square)> {
         let pos = &self.game.pos;
         // Art. 4.6b/c: a king released on its castling square, a pawn on its promotion square,
         // binds the move, whatever is touched after that.
         match self.turn.committed {
             Some(Commit::Castle { king, king_to: to }) => {
                 let castles_there = m.from() == Some(king) && king_to(pos.turn(), &m) == Some(to);
-                return (!castles_there).then_some(("4.6b", king));
+                return (!castles_there).then_some((TouchRule::Art4_6b, king));
             }
             Some(Commit::Promote { pawn, to }) => {
                 let promotes_there = m.from() == Some(pawn) && m.to() == to && m.is_promotion();
-                return (!promotes_there).then_some(("4.6c", pawn));
+                return (!promotes_there).then_some((TouchRule::Art4_6c, pawn));
             }
             None => {}
         }
@@ -112,7 +112,7 @@ impl Engine {
 
     pub(super) fn refuse_touch_move(
         &mut self,
-        rule: &'static str,
+        rule: TouchRule,
         square: Square,
         out: &mut Vec<Event>,
     ) {
@@ -133,7 +133,7 @@ impl Engine {
             },
         );
         let what = match (rule, self.game.pos.board().piece_at(square)) {
-            ("4.4a", _) => self.s.phrases.words.must_castle.clone(),
+            (TouchRule::Art4_4a, _) => self.s.phrases.words.must_castle.clone(),
             (_, Some(p)) => self.s.phrases.piece_on(p.role, square),
             (_, None) => self.s.phrases.square(square),
         };
@@ -162,18 +162,18 @@ impl Engine {
         let penalty = self.s.rules.illegal_penalty(pace, quickplay);
         let loses = penalty.loses_at.is_some_and(|n| count >= n);
         let (penalty_name, extra_ms) = if loses {
-            ("loss", None)
+            (Penalty::Loss, None)
         } else if penalty.claim_win {
             // Appendix C3: the opponent may claim the win until he makes his own move.
             self.win_claim = Some(!color);
-            ("claim_win", None)
+            (Penalty::ClaimWin, None)
         } else if penalty.extra_ms == 0 {
-            ("none", None)
+            (Penalty::None, None)
         } else if let Some(clock) = &mut self.clock {
             clock.add(!color, penalty.extra_ms);
-            ("extra_time", Some(penalty.extra_ms))
+            (Penalty::ExtraTime, Some(penalty.extra_ms))
         } else {
-            ("warning", None)
+            (Penalty::Warning, None)
         };
         self.emit(
             out,
@@ -205,7 +205,7 @@ impl Engine {
             self.end_game(
                 Ending {
                     winner,
-                    reason: "illegal_moves",
+                    reason: EndReason::IllegalMoves,
                 },
                 out,
             );
@@ -249,7 +249,7 @@ impl Engine {
             Some(_) => self.end_game(
                 Ending {
                     winner: None,
-                    reason: "agreement",
+                    reason: EndReason::Agreement,
                 },
                 out,
             ),
@@ -270,11 +270,11 @@ impl Engine {
     }
 
     /// What the board shows entitles the player to move to a draw by 9.2b or 9.3b.
-    fn draw_claim_on_board(&self) -> Option<(&'static str, &'static str)> {
+    fn draw_claim_on_board(&self) -> Option<(&'static str, EndReason)> {
         if self.game.repetitions() >= 3 {
-            Some(("threefold", "threefold_repetition"))
+            Some(("threefold", EndReason::ThreefoldRepetition))
         } else if self.game.pos.halfmoves() >= 100 {
-            Some(("fifty_moves", "fifty_moves"))
+            Some(("fifty_moves", EndReason::FiftyMoves))
         } else {
             None
         }
@@ -298,7 +298,7 @@ impl Engine {
             self.end_game(
                 Ending {
                     winner,
-                    reason: "illegal_moves",
+                    reason: EndReason::IllegalMoves,
                 },
                 out,
             );
@@ -386,7 +386,7 @@ impl Engine {
         self.end_game(
             Ending {
                 winner: Some(!loser),
-                reason: "resignation",
+                reason: EndReason::Resignation,
             },
             out,
         );
@@ -402,7 +402,7 @@ impl Engine {
         self.end_game(
             Ending {
                 winner,
-                reason: "time_forfeit",
+                reason: EndReason::TimeForfeit,
             },
             out,
         );
@@ -423,7 +423,7 @@ impl Engine {
                 reason: ending.reason,
             },
         );
-        let text = self.s.phrases.game_over(ending.winner, ending.reason);
+        let text = ending.say(&self.s.phrases);
         self.say(out, text, Priority::Result);
         if let Some(clock) = &mut self.clock {
             clock.stop(self.now);

@@ -6,7 +6,7 @@ use super::clock::{ClockSwitch, Pace, TimeControl};
 use super::event::Millis;
 use super::input::VoiceLevel;
 use super::rules::{Mode, RuleProfile};
-use crate::speech::phrase::Phrases;
+use crate::words::{Names, Phrases};
 
 /// Everything the engine needs to know, validated.
 #[derive(Clone, Debug)]
@@ -56,18 +56,17 @@ pub enum TimeAnswer {
     Used,
 }
 
-impl std::str::FromStr for TimeAnswer {
-    type Err = String;
-    fn from_str(s: &str) -> Result<TimeAnswer, String> {
-        match s {
-            "remaining" => Ok(TimeAnswer::Remaining),
-            "used" => Ok(TimeAnswer::Used),
-            _ => Err(format!(
-                "unknown time answer '{s}' (accepted: remaining, used)"
-            )),
-        }
-    }
+impl TimeAnswer {
+    pub const NAMES: Names<TimeAnswer> = Names {
+        what: "time answer",
+        table: &[
+            (TimeAnswer::Remaining, "remaining"),
+            (TimeAnswer::Used, "used"),
+        ],
+    };
 }
+
+crate::named!(TimeAnswer);
 
 /// The default low-time warnings: 5 minutes, 1 minute, 10 seconds.
 pub const TIME_WARNINGS_MS: [Millis; 3] = [300_000, 60_000, 10_000];

@@ -4,13 +4,14 @@
 
 use shakmaty::{CastlingSide, Chess, Move, Position, Role, Square};
 
+use super::event::TouchRule;
 use super::turn::Touch;
 
 /// What the touched pieces oblige the player to do.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Obligation {
-    /// The article that applies ("4.3a", "4.4a", ...).
-    pub rule: &'static str,
+    /// The article that applies (4.3a, 4.4a, ...).
+    pub rule: TouchRule,
     /// The piece that must be moved, or captured.
     pub square: Square,
     /// The moves that fulfil the obligation; never empty.
@@ -33,10 +34,6 @@ fn captured_square(m: &Move) -> Option<Square> {
         Move::EnPassant { from, to } => Some(Square::from_coords(to.file(), from.rank())),
         _ => None,
     }
-}
-
-fn castle_side_of(m: &Move) -> Option<CastlingSide> {
-    m.castling_side()
 }
 
 fn moves_of(legal: &[Move], sq: Square) -> Vec<Move> {
@@ -124,12 +121,12 @@ pub fn obligation(pos: &Chess, legal: &[Move], touches: &[Touch]) -> Option<Obli
             if let Some(side) = rook_after() {
                 let castle: Vec<Move> = legal
                     .iter()
-                    .filter(|m| castle_side_of(m) == Some(side))
+                    .filter(|m| m.castling_side() == Some(side))
                     .copied()
                     .collect();
                 if !castle.is_empty() {
                     return Some(Obligation {
-                        rule: "4.4a",
+                        rule: TouchRule::Art4_4a,
                         square: first_sq,
                         allowed: castle,
                     });
@@ -137,11 +134,11 @@ pub fn obligation(pos: &Chess, legal: &[Move], touches: &[Touch]) -> Option<Obli
                 // 4.4c: castling that way is illegal: another king move, if there is one.
                 let king_moves: Vec<Move> = moves_of(legal, first_sq)
                     .into_iter()
-                    .filter(|m| castle_side_of(m) != Some(side))
+                    .filter(|m| m.castling_side() != Some(side))
                     .collect();
                 if !king_moves.is_empty() {
                     return Some(Obligation {
-                        rule: "4.4c",
+                        rule: TouchRule::Art4_4c,
                         square: first_sq,
                         allowed: king_moves,
                     });
@@ -161,7 +158,7 @@ pub fn obligation(pos: &Chess, legal: &[Move], touches: &[Touch]) -> Option<Obli
             let rook_moves = moves_of(legal, first_sq);
             if !rook_moves.is_empty() {
                 return Some(Obligation {
-                    rule: "4.4b",
+                    rule: TouchRule::Art4_4b,
                     square: first_sq,
                     allowed: rook_moves,
                 });
@@ -181,7 +178,7 @@ pub fn obligation(pos: &Chess, legal: &[Move], touches: &[Touch]) -> Option<Obli
             .collect();
         if !both.is_empty() {
             return Some(Obligation {
-                rule: "4.3c",
+                rule: TouchRule::Art4_3c,
                 square: theirs[0].square,
                 allowed: both,
             });
@@ -196,7 +193,7 @@ pub fn obligation(pos: &Chess, legal: &[Move], touches: &[Touch]) -> Option<Obli
             }
         })
         .map(|(square, allowed)| Obligation {
-            rule: "4.3c",
+            rule: TouchRule::Art4_3c,
             square,
             allowed,
         });
@@ -205,14 +202,14 @@ pub fn obligation(pos: &Chess, legal: &[Move], touches: &[Touch]) -> Option<Obli
     // 4.3a: own pieces: the first that can be moved.
     if let Some((square, allowed)) = first_group(&own, |t| moves_of(legal, t.square)) {
         return Some(Obligation {
-            rule: "4.3a",
+            rule: TouchRule::Art4_3a,
             square,
             allowed,
         });
     }
     // 4.3b: opponent's pieces: capture the first that can be captured.
     first_group(&theirs, |t| captures_of(legal, t.square)).map(|(square, allowed)| Obligation {
-        rule: "4.3b",
+        rule: TouchRule::Art4_3b,
         square,
         allowed,
     })
@@ -247,7 +244,7 @@ mod tests {
         let p = Chess::default();
         // The rook on a1 cannot move; the knight touched after it must.
         let o = obligation(&p, &p.legal_moves(), &t(&p, &[Square::A1, Square::G1])).unwrap();
-        assert_eq!((o.rule, o.square), ("4.3a", Square::G1));
+        assert_eq!((o.rule.name(), o.square), ("4.3a", Square::G1));
         assert_eq!(o.allowed.len(), 2);
         assert!(
             obligation(&p, &p.legal_moves(), &t(&p, &[Square::A1])).is_none(),
@@ -259,7 +256,7 @@ mod tests {
     fn king_then_rook_must_castle() {
         let p = pos("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1");
         let o = obligation(&p, &p.legal_moves(), &t(&p, &[Square::E1, Square::H1])).unwrap();
-        assert_eq!(o.rule, "4.4a");
+        assert_eq!(o.rule.name(), "4.4a");
         assert_eq!(
             o.allowed,
             vec![Move::Castle {
@@ -268,7 +265,7 @@ mod tests {
             }]
         );
         let o = obligation(&p, &p.legal_moves(), &t(&p, &[Square::H1, Square::E1])).unwrap();
-        assert_eq!((o.rule, o.square), ("4.4b", Square::H1));
+        assert_eq!((o.rule.name(), o.square), ("4.4b", Square::H1));
         assert!(o.allowed.iter().all(|m| m.role() == Role::Rook));
     }
 
@@ -277,9 +274,9 @@ mod tests {
         // The h4 rook has nothing to do with castling: king first means 4.3a, the king moves.
         let p = pos("4k3/8/8/8/7R/8/8/4K2R w K - 0 1");
         let o = obligation(&p, &p.legal_moves(), &t(&p, &[Square::E1, Square::H4])).unwrap();
-        assert_eq!((o.rule, o.square), ("4.3a", Square::E1));
+        assert_eq!((o.rule.name(), o.square), ("4.3a", Square::E1));
         let o = obligation(&p, &p.legal_moves(), &t(&p, &[Square::E1, Square::H1])).unwrap();
-        assert_eq!(o.rule, "4.4a");
+        assert_eq!(o.rule.name(), "4.4a");
     }
 
     #[test]
@@ -287,7 +284,7 @@ mod tests {
         // f1 attacked by the black rook: no short castling; long castling is allowed (4.4c).
         let p = pos("1k3r2/8/8/8/8/8/8/R3K2R w KQ - 0 1");
         let o = obligation(&p, &p.legal_moves(), &t(&p, &[Square::E1, Square::H1])).unwrap();
-        assert_eq!(o.rule, "4.4c");
+        assert_eq!(o.rule.name(), "4.4c");
         assert!(o.allowed.iter().all(|m| m.role() == Role::King));
         assert!(o.allowed.contains(&Move::Castle {
             king: Square::E1,
@@ -307,7 +304,7 @@ mod tests {
             })
             .collect();
         let o = obligation(&p, &p.legal_moves(), &at_once).unwrap();
-        assert_eq!((o.rule, o.square), ("4.3a", Square::B1));
+        assert_eq!((o.rule.name(), o.square), ("4.3a", Square::B1));
         assert_eq!(o.allowed.len(), 4, "both knights' moves");
         // Rook and king at once is no 4.4b: castling is what they mean.
         let p = pos("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1");
@@ -324,7 +321,10 @@ mod tests {
             },
         ];
         assert_eq!(
-            obligation(&p, &p.legal_moves(), &together).unwrap().rule,
+            obligation(&p, &p.legal_moves(), &together)
+                .unwrap()
+                .rule
+                .name(),
             "4.4a"
         );
     }
@@ -333,13 +333,13 @@ mod tests {
     fn touched_enemy_piece_must_be_captured() {
         let p = pos("rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2");
         let o = obligation(&p, &p.legal_moves(), &t(&p, &[Square::D5])).unwrap();
-        assert_eq!((o.rule, o.square), ("4.3b", Square::D5));
+        assert_eq!((o.rule.name(), o.square), ("4.3b", Square::D5));
         assert_eq!(o.allowed.len(), 1);
         let o = obligation(&p, &p.legal_moves(), &t(&p, &[Square::D5, Square::E4])).unwrap();
-        assert_eq!(o.rule, "4.3c");
+        assert_eq!(o.rule.name(), "4.3c");
         // The d1 queen cannot take on d5 (d2 blocks) but can move: the first touched moves.
         let o = obligation(&p, &p.legal_moves(), &t(&p, &[Square::D1, Square::D5])).unwrap();
-        assert_eq!((o.rule, o.square), ("4.3c", Square::D1));
+        assert_eq!((o.rule.name(), o.square), ("4.3c", Square::D1));
         assert!(o.allowed.iter().all(|m| m.from() == Some(Square::D1)));
     }
 }

@@ -7,8 +7,8 @@
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
-use super::phrase::Words;
 use super::synth::{SpeechError, Synth, SAMPLE_RATE};
+use crate::words::Words;
 
 /// Silence between words and after a sentence.
 const WORD_GAP_MS: u32 = 40;
@@ -176,7 +176,7 @@ impl Synth for ClipSynth {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::speech::phrase::{FileWords, Lang};
+    use crate::words::{FileWords, Lang};
 
     #[test]
     fn tokens_drop_punctuation_and_mark_sentences() {

@@ -180,7 +180,7 @@ impl Synth for EspeakSynth {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::speech::phrase::Lang;
+    use crate::words::Lang;
 
     fn render(lang: Lang, text: &str) -> Vec<i16> {
         let mut s = EspeakSynth::new(Voice {

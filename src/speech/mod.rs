@@ -1,5 +1,5 @@
-//! Speech: what the daemon says ([`phrase`], pure, used by the engine) and how it is said
-//! (synthesis backends, audio output, the announcement queue).
+//! Speech: how the daemon's words ([`crate::words`]) are said (synthesis backends, audio
+//! output, the announcement queue).
 
 pub mod audio;
 pub mod clips;

@@ -11,10 +11,8 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::audio::{earcon, Earcon, Player};
-use super::clips::ClipSynth;
-use super::espeak::EspeakSynth;
 use super::queue::{Class, Item, Queue};
-use super::synth::{Backend, SpeechError, Synth, TextSynth, Voice};
+use super::synth::{Backend, SpeechError, Synth, Voice};
 use crate::engine::{EventKind, Priority};
 
 /// How the daemon speaks.
@@ -92,7 +90,7 @@ pub struct Spoken {
 }
 
 /// Maps a game event to speech, by the announce settings. Pure.
-pub fn spoken(kind: &EventKind, a: &Announce, phrases: &super::phrase::Phrases) -> Spoken {
+pub fn spoken(kind: &EventKind, a: &Announce, phrases: &crate::words::Phrases) -> Spoken {
     let sound = |e| a.sounds.contains(&e).then_some(e);
     let nothing = Spoken {
         text: None,
@@ -118,7 +116,7 @@ pub fn spoken(kind: &EventKind, a: &Announce, phrases: &super::phrase::Phrases) 
         }
         EventKind::Touched { square, piece, .. } => Spoken {
             text: a.touched.then(|| {
-                let text = super::phrase::sentences(&phrases.piece_on(*piece, *square));
+                let text = crate::words::sentences(&phrases.piece_on(*piece, *square));
                 (text, Class::Info, None)
             }),
             earcon: sound(Earcon::Lift),
@@ -154,7 +152,7 @@ pub fn spoken(kind: &EventKind, a: &Announce, phrases: &super::phrase::Phrases) 
             ..nothing
         },
         EventKind::GameOver {
-            reason: "time_forfeit",
+            reason: crate::engine::event::EndReason::TimeForfeit,
             ..
         } => Spoken {
             earcon: sound(Earcon::Flag),
@@ -199,24 +197,14 @@ pub struct Speaker {
 }
 
 fn make_synth(cfg: &SpeechConfig) -> Result<Box<dyn Synth>, SpeechError> {
-    Ok(match cfg.backend {
-        Backend::Espeak => Box::new(EspeakSynth::new(cfg.voice)?),
-        Backend::Clips => Box::new(ClipSynth::load(&cfg.voice_pack)?),
-        Backend::Text => Box::new(TextSynth),
-        #[cfg(feature = "speech-dispatcher")]
-        Backend::SpeechDispatcher => Box::new(super::dispatcher::DispatcherSynth::new(cfg.voice)?),
-        #[cfg(not(feature = "speech-dispatcher"))]
-        Backend::SpeechDispatcher => {
-            return Err(SpeechError::Audio("built without speech-dispatcher".into()))
-        }
-    })
+    cfg.backend.make(cfg)
 }
 
 fn make_player(cfg: &SpeechConfig) -> Result<Player, SpeechError> {
-    Ok(match (&cfg.audio_out, cfg.backend) {
-        (Some(path), _) => Player::to_wav(path, cfg.volume)?,
-        (None, Backend::Text | Backend::SpeechDispatcher) => Player::silent(),
-        (None, _) => Player::to_device(cfg.device.as_deref(), cfg.volume),
+    Ok(match &cfg.audio_out {
+        Some(path) => Player::to_wav(path, cfg.volume)?,
+        None if !cfg.backend.row().played => Player::silent(),
+        None => Player::to_device(cfg.device.as_deref(), cfg.volume),
     })
 }
 
@@ -482,7 +470,7 @@ fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::speech::phrase::{FileWords, Lang, Phrases, Style};
+    use crate::words::{FileWords, Lang, Phrases, Style};
     use shakmaty::{Color, Role, Square};
 
     fn mv(ply: u32, color: Color) -> EventKind {

@@ -6,10 +6,10 @@ use std::time::{Duration, Instant};
 
 use super::clips::{self, pack_words};
 use super::espeak::EspeakSynth;
-use super::phrase::Words;
 use super::queue::Class;
 use super::speaker::{Speaker, SpeechConfig};
 use super::synth::{espeak_voice, Backend, SpeechError, Synth, Voice, SAMPLE_RATE};
+use crate::words::Words;
 
 /// Renders every word a pack needs into `dir` with libespeak-ng. Returns the number of files.
 pub fn build_pack(dir: &Path, words: &Words, voice: Voice) -> Result<usize, SpeechError> {
@@ -140,7 +140,7 @@ pub const PLAY_TIMEOUT: Duration = Duration::from_secs(60);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::speech::phrase::{FileWords, Lang};
+    use crate::words::{FileWords, Lang};
 
     #[test]
     fn a_built_pack_is_complete_and_speaks() {
