@@ -1191,7 +1191,7 @@ pub fn bench_gpio(seconds: f64, rate: u32) -> Result<(), Fail> {
         let pins = SimPins::new(wiring.clone(), sensors);
         let stop = Arc::new(AtomicBool::new(false));
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-        let clock = chessboardd::daemon::DaemonClock::new(1.0);
+        let clock = chessboardd::board::Timebase::new(1.0);
         let name = match &wiring {
             Wiring::Matrix { .. } => "matrix",
             Wiring::ShiftRegister { .. } => "shift-register",
@@ -1275,7 +1275,7 @@ pub fn board_test(board: &str, seconds: Option<f64>) -> Result<(), Fail> {
     let cfg = config_from(&GameFlags::default(), true)?;
     let source = Source::from_spec(&spec, &cfg.gpio, &cfg.board_links[0])
         .map_err(|e| Fail(1, format!("--board {board}: {e}")))?;
-    let clock = chessboardd::daemon::DaemonClock::new(1.0);
+    let clock = chessboardd::board::Timebase::new(1.0);
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let stop = Arc::new(AtomicBool::new(false));
     let driver = chessboardd::daemon::spawn_driver(source, clock, tx, stop.clone());

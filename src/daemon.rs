@@ -11,7 +11,7 @@ use tokio::time::{sleep_until, Instant};
 
 use crate::board::gpio::{self, CdevPins, Mapping, Pins, Wiring};
 use crate::board::serial::{self, Protocol, Show};
-use crate::board::{chesslink, dgt, diy, BoardSpec, DriverMsg, LinkSettings};
+use crate::board::{chesslink, dgt, diy, BoardSpec, DriverMsg, LinkSettings, Timebase};
 use crate::config::{ControlConfig, GpioConfig, GpioWiring};
 use crate::control::buttons::{self, CdevButtons};
 use crate::control::keypad;
@@ -29,31 +29,6 @@ const TAIL_MS: Millis = 5_000;
 const RECORD_RETRY: Duration = Duration::from_secs(2);
 /// At the end, how long the broker is given to take what is still queued.
 const MQTT_FLUSH: std::time::Duration = std::time::Duration::from_secs(3);
-
-/// The daemon's clock: monotonic milliseconds since start, optionally sped up (demo).
-#[derive(Copy, Clone, Debug)]
-pub struct DaemonClock {
-    start: Instant,
-    speed: f64,
-}
-
-impl DaemonClock {
-    pub fn new(speed: f64) -> DaemonClock {
-        DaemonClock {
-            start: Instant::now(),
-            speed: speed.max(0.001),
-        }
-    }
-
-    pub fn now(&self) -> Millis {
-        (self.start.elapsed().as_secs_f64() * 1000.0 * self.speed) as Millis
-    }
-
-    /// The real instant at which the daemon's clock shows `t`.
-    pub fn instant(&self, t: Millis) -> Instant {
-        self.start + Duration::from_secs_f64(t as f64 / 1000.0 / self.speed)
-    }
-}
 
 /// Where the daemon's board readings come from.
 pub enum Source {
@@ -187,7 +162,7 @@ pub fn gpio_wiring(cfg: &GpioConfig) -> Result<(String, Wiring), String> {
 /// stamped messages on `tx` until `stop` is set or its board is done.
 pub fn spawn_driver(
     source: Source,
-    clock: DaemonClock,
+    clock: Timebase,
     tx: mpsc::UnboundedSender<(Millis, DriverMsg)>,
     stop: Arc<AtomicBool>,
 ) -> std::thread::JoinHandle<()> {
@@ -494,7 +469,7 @@ pub async fn run_boards(
     let event_json = |b: usize, e: &Event| {
         e.to_json_on((board_names.len() > 1).then(|| board_names.get(b).map_or("", String::as_str)))
     };
-    let clock = DaemonClock::new(if speed > 0.0 { speed } else { 1.0 });
+    let clock = Timebase::new(if speed > 0.0 { speed } else { 1.0 });
     let (tx, mut rx) = mpsc::unbounded_channel::<(usize, Millis, DriverMsg)>();
     let stop = Arc::new(AtomicBool::new(false));
     let simulated = boards
