@@ -10,7 +10,6 @@
 //! the same: a takeback replaces the game, a new game does not.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use tokio::sync::mpsc;
@@ -297,24 +296,8 @@ impl Round {
     /// file and a power cut leaves the old file or the new.
     fn write(&self, name: &str, text: &str) -> Result<(), String> {
         let path = self.dir.join(name);
-        let parent = path.parent().unwrap_or(&self.dir).to_path_buf();
-        let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-        let tmp = parent.join(format!(
-            ".{}.{}.tmp",
-            file_name.unwrap_or_default(),
-            std::process::id()
-        ));
-        let written = std::fs::File::create(&tmp)
-            .and_then(|mut f| {
-                f.write_all(text.as_bytes())?;
-                f.sync_all()
-            })
-            .and_then(|()| std::fs::rename(&tmp, &path))
-            .and_then(|()| std::fs::File::open(&parent)?.sync_all());
-        written.map_err(|e| {
-            let _ = std::fs::remove_file(&tmp);
-            format!("cannot write {}: {e}", path.display())
-        })
+        crate::fsutil::replace(&path, text.as_bytes())
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))
     }
 }
 
