@@ -6,12 +6,13 @@ use std::path::{Path, PathBuf};
 
 use chessboardd::board::simulate::{self, Protocol, SimOptions};
 use chessboardd::board::{discover, BoardSpec};
+use chessboardd::broadcast::check_board_id;
 use chessboardd::config::{self, Config};
 use chessboardd::daemon::Source;
 use chessboardd::engine::clock::TimeControl;
 use chessboardd::engine::rules::{Mode, RuleProfile};
 use chessboardd::engine::EventKind;
-use chessboardd::mqtt::{check_board_id, BrokerUrl, MqttSettings};
+use chessboardd::mqtt::{BrokerUrl, MqttSettings};
 use chessboardd::pgn;
 use chessboardd::replay;
 use chessboardd::sim::{self, Gestures};

@@ -293,17 +293,14 @@ pub fn id_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')
 }
 
-/// Checks a board id: letters, digits, `-`, `_` and `.`, 1 to 64 of them, not `round`.
+/// Checks a board id as a topic level: letters, digits, `-`, `_` and `.`, 1 to 64 of them,
+/// not starting with `.`. (What else a broadcast forbids, it checks:
+/// `broadcast::check_board_id`.)
 pub fn check_board_id(id: &str) -> Result<(), String> {
     if id.is_empty() || id.len() > 64 || !id.chars().all(id_char) || id.starts_with('.') {
         return Err(format!(
             "'{id}' is not a board id (accepted: 1 to 64 letters, digits, '-', '_' and '.', \
              not starting with '.')"
-        ));
-    }
-    if id == crate::broadcast::ROUND_FILE.trim_end_matches(".pgn") {
-        return Err(format!(
-            "'{id}' is taken by the round file (round.pgn); choose another id"
         ));
     }
     Ok(())
@@ -1029,7 +1026,7 @@ mod tests {
     fn ids_and_prefixes() {
         assert!(check_board_id("board-1").is_ok());
         assert!(check_board_id("b.2_x").is_ok());
-        for bad in ["", "a/b", "a+b", "#", "round", ".hidden", &"x".repeat(65)] {
+        for bad in ["", "a/b", "a+b", "#", ".hidden", &"x".repeat(65)] {
             assert!(check_board_id(bad).is_err(), "{bad}");
         }
         assert!(check_prefix("club/round3").is_ok());
