@@ -32,7 +32,7 @@ use outputs::lights::BoardLights;
 use outputs::mqtt::Mqtt;
 use outputs::notify::Status;
 use outputs::web::WebView;
-use outputs::{hand_out, Batch, EventJson, Output};
+use outputs::{Batch, EventJson, Output};
 
 pub use outputs::lights::Lights;
 pub use source::{gpio_wiring, spawn_driver, Source};
@@ -125,7 +125,7 @@ pub async fn run_boards(
     let mut record = opened.record;
     // The live PGN's Date and Time: when the game began (which tells a broadcast one game of
     // this board from the next).
-    let mut began = match &opened.resume {
+    let began = match &opened.resume {
         Some((recorded, _)) => (recorded.date.clone(), recorded.time.clone()),
         None => crate::record::local_now(),
     };
@@ -156,7 +156,7 @@ pub async fn run_boards(
     }
     // Where the events go, in this order: on disk before anything else hears of them, and
     // the caller (speech) last.
-    let mut outputs: Vec<Box<dyn Output + '_>> = [
+    let outputs: Vec<Box<dyn Output + '_>> = [
         record.map(boxed),
         Some(boxed(BoardLights::new(lights))),
         mqtt.map(boxed),
@@ -167,6 +167,13 @@ pub async fn run_boards(
     .into_iter()
     .flatten()
     .collect();
+    let mut shell = Shell {
+        engine,
+        clock,
+        outputs,
+        out,
+        began,
+    };
     tokio::pin!(shutdown);
     let (ctl_tx, mut ctl_rx) = mpsc::unbounded_channel::<ControlRequest>();
     let control_threads = spawn_controls(&controls, &gpio_chip, &ctl_tx, &stop);
@@ -175,7 +182,7 @@ pub async fn run_boards(
     let mut stopped = false;
     let mut board_open = true;
     // Ready: the board is open or being waited for, the game set up, the socket listening.
-    notify.ready(&match engine.leader().game().plies.len() {
+    notify.ready(&match shell.engine.leader().game().plies.len() {
         0 => "ready".to_string(),
         n => format!("ready, game taken up again after {n} plies"),
     });
@@ -184,34 +191,33 @@ pub async fn run_boards(
     let mut retry = tokio::time::interval(RECORD_RETRY);
     retry.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
-        hand_out(
-            &mut outputs,
-            &mut Batch::new(engine.leader(), clock.now(), &mut out, &mut began),
-        );
-        let behind = outputs.iter().any(|o| o.behind());
-        let deadline = engine.next_deadline().map(|d| clock.instant(d));
+        shell.hand_out();
+        let behind = shell.outputs.iter().any(|o| o.behind());
+        let deadline = shell.deadline();
+        let (engine, out) = (&mut shell.engine, &mut shell.out);
         tokio::select! {
-                        msg = rx.recv(), if board_open => match msg {
-                Some((b, t, DriverMsg::Reading(r))) => engine.reading(b, t, r, &mut out),
-                Some((_, t, DriverMsg::Press(b))) => engine.press(t, b, &mut out),
-                Some((b, t, DriverMsg::Link(state))) => engine.link(b, t, state, &mut out),
+            msg = rx.recv(), if board_open => match msg {
+                Some((b, t, DriverMsg::Reading(r))) => engine.reading(b, t, r, out),
+                Some((_, t, DriverMsg::Press(b))) => engine.press(t, b, out),
+                Some((b, t, DriverMsg::Link(state))) => engine.link(b, t, state, out),
                 Some((b, t, DriverMsg::Flicker(square))) => {
                     tracing::warn!(
-                        "board: square {square} keeps being reported (its sensor flickers); the board is read all the same"
+                        "board: square {square} keeps being reported (its sensor flickers); \
+                         the board is read all the same"
                     );
-                    engine.flicker(b, t, square, &mut out)
+                    engine.flicker(b, t, square, out)
                 }
                 // A simulated game is over: the demo ends, the daemon stays for its socket.
                 None if until_board_done => break,
                 None => board_open = false,
             },
             _ = async { sleep_until(deadline.unwrap_or_else(Instant::now)).await }, if deadline.is_some() => {
-                engine.advance(clock.now(), &mut out);
+                engine.advance(shell.clock.now(), out);
             }
-                        Some((line, reply)) = ctl_rx.recv() => {
+            Some((line, reply)) = ctl_rx.recv() => {
                 let result = line
                     .parse::<crate::control::Parsed>()
-                    .map(|p| engine.command(clock.now(), p.0, &mut out));
+                    .map(|p| engine.command(shell.clock.now(), p.0, out));
                 let name = line.split_whitespace().next().unwrap_or("").to_string();
                 if let Some(reply) = reply {
                     let _ = reply.send(crate::control::answer(&name, result));
@@ -220,12 +226,7 @@ pub async fn run_boards(
             _ = async { watchdog.as_mut().expect("checked").tick().await }, if watchdog.is_some() => {
                 notify.watchdog();
             }
-            _ = retry.tick(), if behind => {
-                outputs::retry(
-                    &mut outputs,
-                    &mut Batch::new(engine.leader(), clock.now(), &mut out, &mut began),
-                );
-            }
+            _ = retry.tick(), if behind => shell.retry(),
             Ok(()) = async { reload.as_mut().expect("checked").changed().await }, if reload.is_some() => {
                 let new = reload.as_mut().and_then(|r| r.borrow_and_update().clone());
                 if let Some(s) = new {
@@ -243,26 +244,68 @@ pub async fn run_boards(
     }
     stop.store(true, Ordering::Relaxed);
     if simulated && !stopped {
-        let end = clock.now() + TAIL_MS;
-        while let Some(d) = engine.next_deadline().filter(|d| *d <= end) {
-            sleep_until(clock.instant(d)).await;
-            engine.advance(d, &mut out);
-            hand_out(
-                &mut outputs,
-                &mut Batch::new(engine.leader(), clock.now(), &mut out, &mut began),
-            );
-        }
+        shell.tail().await;
     }
-    let mut last = Batch::new(engine.leader(), clock.now(), &mut out, &mut began);
-    outputs::finish(&mut outputs, &mut last).await;
-    drop(outputs);
+    let engine = shell.finish().await;
     for d in drivers {
         let _ = d.join();
     }
     for t in control_threads {
         let _ = t.join();
     }
-    engine.into_leader()
+    engine
+}
+
+/// The game and where its events go: what each turn of the daemon's loop works on.
+struct Shell<'a> {
+    engine: Table,
+    clock: Timebase,
+    /// Where events go, in order.
+    outputs: Vec<Box<dyn Output + 'a>>,
+    /// The events not yet handed out.
+    out: Vec<(usize, Event)>,
+    /// When the game began (the live PGN's `Date` and `Time`).
+    began: (String, String),
+}
+
+impl Shell<'_> {
+    /// Hands the events so far to the outputs.
+    fn hand_out(&mut self) {
+        let now = self.clock.now();
+        let batch = &mut Batch::new(self.engine.leader(), now, &mut self.out, &mut self.began);
+        outputs::hand_out(&mut self.outputs, batch);
+    }
+
+    /// Tries the outputs' work that waits again (the record, on a full disk).
+    fn retry(&mut self) {
+        let now = self.clock.now();
+        let batch = &mut Batch::new(self.engine.leader(), now, &mut self.out, &mut self.began);
+        outputs::retry(&mut self.outputs, batch);
+    }
+
+    /// When the engine's next timer fires, in real time.
+    fn deadline(&self) -> Option<Instant> {
+        self.engine.next_deadline().map(|d| self.clock.instant(d))
+    }
+
+    /// A simulated game is over: the timeouts still pending (promotion, mismatch) fire.
+    async fn tail(&mut self) {
+        let end = self.clock.now() + TAIL_MS;
+        while let Some(d) = self.engine.next_deadline().filter(|d| *d <= end) {
+            sleep_until(self.clock.instant(d)).await;
+            self.engine.advance(d, &mut self.out);
+            self.hand_out();
+        }
+    }
+
+    /// Finishes every output, and gives back the game.
+    async fn finish(mut self) -> Engine {
+        let now = self.clock.now();
+        let batch = &mut Batch::new(self.engine.leader(), now, &mut self.out, &mut self.began);
+        outputs::finish(&mut self.outputs, batch).await;
+        drop(self.outputs);
+        self.engine.into_leader()
+    }
 }
 
 fn boxed<'a>(o: impl Output + 'a) -> Box<dyn Output + 'a> {
