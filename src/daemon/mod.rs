@@ -22,8 +22,9 @@ use tokio::time::{sleep_until, Instant};
 use crate::board::{DriverMsg, Timebase};
 use crate::config::ControlConfig;
 use crate::engine::table::Table;
-use crate::engine::{Engine, Event, Millis, Settings};
+use crate::engine::{Engine, Event, Millis, Priority, Resumed, Settings};
 use crate::notify::Notifier;
+use crate::record::Recorded;
 use crate::sim::SimInput;
 use controls::{spawn_controls, ControlRequest};
 use outputs::caller::Caller;
@@ -138,22 +139,14 @@ pub async fn run_boards(
     let stop = Arc::new(AtomicBool::new(false));
     let (lights, drivers, mut rx) = start_drivers(boards, clock, &stop);
     let mut engine = Table::new(settings, &players);
-    let mut out: Vec<(usize, Event)> = Vec::new();
-    for (text, priority) in opened.news {
-        say_everywhere(&mut out, players.len(), clock.now(), text, priority);
-    }
-    match (&opened.resume, &mut record) {
-        (Some((recorded, game)), Some(r)) => {
-            let taken = engine.resume(clock.now(), game, &mut out);
-            tracing::info!(
-                "game of {} {} taken up again after {taken} moves",
-                recorded.date,
-                recorded.time
-            );
-            r.adopt(engine.leader());
-        }
-        _ => engine.new_game(clock.now(), start, true, &mut out),
-    }
+    let out = set_up(
+        &mut engine,
+        opened.news,
+        &opened.resume,
+        record.as_mut(),
+        start,
+        clock,
+    );
     // Where the events go, in this order: on disk before anything else hears of them, and
     // the caller (speech) last.
     let outputs: Vec<Box<dyn Output + '_>> = [
@@ -306,6 +299,35 @@ impl Shell<'_> {
         drop(self.outputs);
         self.engine.into_leader()
     }
+}
+
+/// Sets the game up: what the record has to say at start, then the recorded game taken up
+/// again, or a new game from `start`. Returns the events of it.
+fn set_up(
+    engine: &mut Table,
+    news: Vec<(String, Priority)>,
+    resume: &Option<(Recorded, Resumed)>,
+    record: Option<&mut Record>,
+    start: shakmaty::Chess,
+    clock: Timebase,
+) -> Vec<(usize, Event)> {
+    let mut out = Vec::new();
+    for (text, priority) in news {
+        say_everywhere(&mut out, engine.boards(), clock.now(), text, priority);
+    }
+    match (resume, record) {
+        (Some((recorded, game)), Some(r)) => {
+            let taken = engine.resume(clock.now(), game, &mut out);
+            tracing::info!(
+                "game of {} {} taken up again after {taken} moves",
+                recorded.date,
+                recorded.time
+            );
+            r.adopt(engine.leader());
+        }
+        _ => engine.new_game(clock.now(), start, true, &mut out),
+    }
+    out
 }
 
 fn boxed<'a>(o: impl Output + 'a) -> Box<dyn Output + 'a> {
