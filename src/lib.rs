@@ -10,7 +10,7 @@ pub mod config;
 pub mod control;
 pub mod daemon;
 pub mod engine;
-pub mod fsutil;
+mod fsutil;
 pub mod mqtt;
 pub mod notify;
 pub mod pgn;
