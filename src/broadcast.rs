@@ -26,10 +26,10 @@ const MAX_BOARDS: usize = 1000;
 const MAX_EARLIER: usize = 100;
 
 /// Checks a board id as the broadcast takes it: a topic level
-/// ([`crate::mqtt::check_board_id`]) that is not the round file's name, since each board's
+/// ([`crate::mqtt::check_topic_id`]) that is not the round file's name, since each board's
 /// game is kept in a file named after its id beside the round file.
 pub fn check_board_id(id: &str) -> Result<(), String> {
-    crate::mqtt::check_board_id(id)?;
+    crate::mqtt::check_topic_id(id)?;
     if id == ROUND_FILE.trim_end_matches(".pgn") {
         return Err(format!(
             "'{id}' is taken by the round file ({ROUND_FILE}); choose another id"

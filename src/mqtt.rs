@@ -294,9 +294,8 @@ pub fn id_char(c: char) -> bool {
 }
 
 /// Checks a board id as a topic level: letters, digits, `-`, `_` and `.`, 1 to 64 of them,
-/// not starting with `.`. (What else a broadcast forbids, it checks:
-/// `broadcast::check_board_id`.)
-pub fn check_board_id(id: &str) -> Result<(), String> {
+/// not starting with `.`.
+pub fn check_topic_id(id: &str) -> Result<(), String> {
     if id.is_empty() || id.len() > 64 || !id.chars().all(id_char) || id.starts_with('.') {
         return Err(format!(
             "'{id}' is not a board id (accepted: 1 to 64 letters, digits, '-', '_' and '.', \
@@ -1024,10 +1023,10 @@ mod tests {
 
     #[test]
     fn ids_and_prefixes() {
-        assert!(check_board_id("board-1").is_ok());
-        assert!(check_board_id("b.2_x").is_ok());
+        assert!(check_topic_id("board-1").is_ok());
+        assert!(check_topic_id("b.2_x").is_ok());
         for bad in ["", "a/b", "a+b", "#", ".hidden", &"x".repeat(65)] {
-            assert!(check_board_id(bad).is_err(), "{bad}");
+            assert!(check_topic_id(bad).is_err(), "{bad}");
         }
         assert!(check_prefix("club/round3").is_ok());
         for bad in ["", "/a", "a/", "a//b", "a/+", "a/#", "$share/g"] {
