@@ -10,12 +10,11 @@
 //! the same: a takeback replaces the game, a new game does not.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use tokio::sync::mpsc;
 
-use crate::mqtt::{check_board_id, spawn_connection, MqttSettings, Net};
+use crate::mqtt::{spawn_connection, MqttSettings, Net};
 
 /// The round file beside the boards' files.
 pub const ROUND_FILE: &str = "round.pgn";
@@ -25,6 +24,19 @@ const EARLIER: &str = "earlier";
 const MAX_BOARDS: usize = 1000;
 /// Earlier games kept for one board at most; beyond, a new game replaces the last.
 const MAX_EARLIER: usize = 100;
+
+/// Checks a board id as the broadcast takes it: a topic level
+/// ([`crate::mqtt::check_topic_id`]) that is not the round file's name, since each board's
+/// game is kept in a file named after its id beside the round file.
+pub fn check_board_id(id: &str) -> Result<(), String> {
+    crate::mqtt::check_topic_id(id)?;
+    if id == ROUND_FILE.trim_end_matches(".pgn") {
+        return Err(format!(
+            "'{id}' is taken by the round file ({ROUND_FILE}); choose another id"
+        ));
+    }
+    Ok(())
+}
 
 /// One game as received.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -297,24 +309,8 @@ impl Round {
     /// file and a power cut leaves the old file or the new.
     fn write(&self, name: &str, text: &str) -> Result<(), String> {
         let path = self.dir.join(name);
-        let parent = path.parent().unwrap_or(&self.dir).to_path_buf();
-        let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-        let tmp = parent.join(format!(
-            ".{}.{}.tmp",
-            file_name.unwrap_or_default(),
-            std::process::id()
-        ));
-        let written = std::fs::File::create(&tmp)
-            .and_then(|mut f| {
-                f.write_all(text.as_bytes())?;
-                f.sync_all()
-            })
-            .and_then(|()| std::fs::rename(&tmp, &path))
-            .and_then(|()| std::fs::File::open(&parent)?.sync_all());
-        written.map_err(|e| {
-            let _ = std::fs::remove_file(&tmp);
-            format!("cannot write {}: {e}", path.display())
-        })
+        crate::fsutil::replace(&path, text.as_bytes())
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))
     }
 }
 
@@ -408,6 +404,14 @@ pub async fn broadcast(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_board_id_is_not_the_round_file() {
+        assert!(check_board_id("board-1").is_ok());
+        for bad in ["round", "", "a/b", ".hidden"] {
+            assert!(check_board_id(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn boards_in_the_order_people_number_them() {

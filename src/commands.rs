@@ -6,12 +6,13 @@ use std::path::{Path, PathBuf};
 
 use chessboardd::board::BoardProtocol;
 use chessboardd::board::{discover, BoardSpec};
+use chessboardd::broadcast::check_board_id;
 use chessboardd::config::{self, Config};
 use chessboardd::daemon::Source;
 use chessboardd::engine::clock::TimeControl;
 use chessboardd::engine::rules::{Mode, RuleProfile};
 use chessboardd::engine::EventKind;
-use chessboardd::mqtt::{check_board_id, BrokerUrl, MqttSettings};
+use chessboardd::mqtt::{BrokerUrl, MqttSettings};
 use chessboardd::pgn;
 use chessboardd::replay;
 use chessboardd::sim::pty::{self as simulate, SimOptions};
@@ -1189,7 +1190,7 @@ pub fn bench_gpio(seconds: f64, rate: u32) -> Result<(), Fail> {
         let pins = SimPins::new(wiring.clone(), sensors);
         let stop = Arc::new(AtomicBool::new(false));
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-        let clock = chessboardd::daemon::DaemonClock::new(1.0);
+        let clock = chessboardd::board::Timebase::new(1.0);
         let name = match &wiring {
             Wiring::Matrix { .. } => "matrix",
             Wiring::ShiftRegister { .. } => "shift-register",
@@ -1273,7 +1274,7 @@ pub fn board_test(board: &str, seconds: Option<f64>) -> Result<(), Fail> {
     let cfg = config_from(&GameFlags::default(), true)?;
     let source = Source::from_spec(&spec, &cfg.gpio, &cfg.board_links[0])
         .map_err(|e| Fail(1, format!("--board {board}: {e}")))?;
-    let clock = chessboardd::daemon::DaemonClock::new(1.0);
+    let clock = chessboardd::board::Timebase::new(1.0);
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let stop = Arc::new(AtomicBool::new(false));
     let driver = chessboardd::daemon::spawn_driver(source, clock, tx, stop.clone());

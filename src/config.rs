@@ -878,7 +878,7 @@ fn mqtt_config(
         password: None,
     }));
     if let Some((id, span)) = text(&m.board_id) {
-        crate::mqtt::check_board_id(&id).or_else(|e| cx.err(span, "mqtt.board_id", e))?;
+        crate::broadcast::check_board_id(&id).or_else(|e| cx.err(span, "mqtt.board_id", e))?;
         s.board_id = Some(id);
     }
     if let Some((p, span)) = text(&m.topic_prefix) {

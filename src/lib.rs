@@ -10,6 +10,7 @@ pub mod config;
 pub mod control;
 pub mod daemon;
 pub mod engine;
+mod fsutil;
 pub mod mqtt;
 pub mod notify;
 pub mod pgn;

@@ -13,8 +13,7 @@ use std::time::{Duration, Instant};
 
 use shakmaty::Square;
 
-use super::{DriverMsg, DriverTx};
-use crate::daemon::DaemonClock;
+use super::{DriverMsg, DriverTx, Timebase};
 use crate::engine::{LinkState, Reading};
 
 /// GPIO lines, by offset on one chip. `true` is a high level.
@@ -299,7 +298,7 @@ pub fn run(
     mut pins: Box<dyn Pins>,
     mapping: Mapping,
     rate_hz: u32,
-    clock: DaemonClock,
+    clock: Timebase,
     tx: DriverTx,
     stop: Arc<AtomicBool>,
 ) {

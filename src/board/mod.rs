@@ -10,11 +10,13 @@ pub mod discover;
 pub mod diy;
 pub mod gpio;
 pub mod serial;
+pub mod timebase;
 
 use std::path::PathBuf;
 use std::str::FromStr;
 
 use crate::engine::{Button, LinkState, Millis, Reading};
+pub use timebase::Timebase;
 
 /// What a driver tells the daemon.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -12,8 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::{DriverMsg, DriverTx, LinkStats};
-use crate::daemon::DaemonClock;
+use super::{DriverMsg, DriverTx, LinkStats, Timebase};
 use crate::engine::{LinkState, PortError};
 
 /// How often a missing port is looked for (the board is back within this of its return).
@@ -195,7 +194,7 @@ pub fn run(
     path: PathBuf,
     mut proto: Box<dyn Protocol>,
     shows: std::sync::mpsc::Receiver<Show>,
-    clock: DaemonClock,
+    clock: Timebase,
     tx: DriverTx,
     stop: Arc<AtomicBool>,
 ) -> LinkStats {

@@ -40,29 +40,6 @@ pub(super) struct Backlog {
     pub(super) refuse: bool,
 }
 
-fn fsync_dir(dir: &Path) {
-    if let Ok(d) = File::open(dir) {
-        let _ = d.sync_all();
-    }
-}
-
-/// Writes `dir/name` whole through a temporary file renamed over it; the temporary file is
-/// removed when that fails (a full disk wants its space back).
-pub(super) fn replace_file(dir: &Path, name: &str, text: &[u8]) -> std::io::Result<()> {
-    let tmp = dir.join(format!(".{name}.tmp"));
-    let written = (|| {
-        let mut f = File::create(&tmp)?;
-        f.write_all(text)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, dir.join(name))
-    })();
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    fsync_dir(dir);
-    written
-}
-
 impl Backlog {
     pub(super) fn new(dir: &Path) -> Backlog {
         Backlog {
@@ -152,7 +129,7 @@ impl Backlog {
                 Op::Pgn { name, text } => {
                     let games = self.dir.join(GAMES);
                     std::fs::create_dir_all(&games)
-                        .and_then(|()| replace_file(&games, name, text.as_bytes()))
+                        .and_then(|()| crate::fsutil::replace(&games.join(name), text.as_bytes()))
                         .map(|()| 1)
                 }
             };
@@ -199,7 +176,7 @@ impl Backlog {
     }
 
     fn fresh(&mut self, text: &[u8]) -> std::io::Result<()> {
-        replace_file(&self.dir, JOURNAL, text)?;
+        crate::fsutil::replace(&self.dir.join(JOURNAL), text)?;
         let f = OpenOptions::new()
             .append(true)
             .open(self.dir.join(JOURNAL))?;
@@ -232,7 +209,7 @@ fn keep(journal: &Path, to: &Path) -> std::io::Result<()> {
         File::open(to)?.sync_all()?;
     }
     if let Some(dir) = to.parent() {
-        fsync_dir(dir);
+        crate::fsutil::sync_dir(dir);
     }
     Ok(())
 }

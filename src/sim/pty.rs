@@ -291,15 +291,7 @@ fn open_link(path: &Path) -> std::io::Result<Link> {
         }
         _ => {}
     }
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(format!(".new-{}", std::process::id()));
-    let tmp = PathBuf::from(tmp);
-    let _ = std::fs::remove_file(&tmp);
-    std::os::unix::fs::symlink(&name, &tmp)?;
-    if let Err(e) = std::fs::rename(&tmp, path) {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e);
-    }
+    crate::fsutil::replace_symlink(Path::new(&name), path)?;
     Ok(Link {
         master,
         host_seen: false,
