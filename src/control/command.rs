@@ -82,8 +82,7 @@ impl Args {
                 let mut piece = None;
                 for a in args {
                     match *a {
-                        "white" => color = Some(Color::White),
-                        "black" => color = Some(Color::Black),
+                        side if side.parse::<Color>().is_ok() => color = side.parse().ok(),
                         other => piece = Some(role(other).ok_or("neither a side nor a piece")?),
                     }
                 }
