@@ -10,11 +10,12 @@ use tokio::sync::mpsc;
 use tokio::time::{sleep_until, Instant};
 
 use crate::board::gpio::{self, CdevPins, Mapping, Pins, Wiring};
+use crate::board::gpio_settings::{GpioConfig, GpioWiring};
 use crate::board::serial::{self, Protocol, Show};
 use crate::board::{BoardSpec, DriverMsg, LinkSettings};
-use crate::config::{ControlConfig, GpioConfig, GpioWiring};
 use crate::control::buttons::{self, CdevButtons};
 use crate::control::keypad;
+use crate::control::settings::ControlConfig;
 use crate::engine::table::Table;
 use crate::engine::{Engine, Event, EventKind, Millis, Priority, Settings};
 use crate::notify::Notifier;

@@ -12,7 +12,9 @@ use chessboardd::speech::tools;
 use shakmaty::san::SanPlus;
 use shakmaty::Chess;
 
-use super::{phrases_for, Fail, EXIT_CONFIG, SEED_GAME};
+use chessboardd::settings::Flags;
+
+use super::{config_file, load_settings, Fail, EXIT_CONFIG, SEED_GAME};
 
 #[derive(clap::Args)]
 pub struct BenchArgs {
@@ -219,13 +221,15 @@ fn script(args: ScriptArgs) -> Result<(), Fail> {
 
 fn latency(args: LatencyArgs) -> Result<(), Fail> {
     let LatencyArgs { speech, runs, lang } = args;
-    let (cfg, phrases) = phrases_for(lang.as_deref(), None)?;
-    let mut sc = cfg.speech.clone();
-    sc.backend = speech
-        .as_deref()
-        .unwrap_or("espeak")
-        .parse::<Backend>()
-        .map_err(|e| Fail(EXIT_CONFIG, format!("--speech: {e}")))?;
+    // espeak unless told otherwise, whatever the config says.
+    let flags = Flags {
+        lang,
+        speech: Some(speech.unwrap_or_else(|| "espeak".to_string())),
+        ..Flags::default()
+    };
+    let cfg = load_settings(config_file(None).as_deref(), &flags)?;
+    let phrases = cfg.engine.phrases;
+    let mut sc = cfg.speech;
     if sc.backend == Backend::Text {
         return Err(Fail(
             1,
@@ -266,8 +270,8 @@ fn gpio(args: GpioArgs) -> Result<(), Fail> {
     let mut lines = Vec::new();
     for wiring in [
         Wiring::Matrix {
-            rows: chessboardd::config::DEFAULT_ROWS,
-            cols: chessboardd::config::DEFAULT_COLS,
+            rows: chessboardd::board::gpio_settings::DEFAULT_ROWS,
+            cols: chessboardd::board::gpio_settings::DEFAULT_COLS,
         },
         Wiring::ShiftRegister {
             load: 23,

@@ -2,10 +2,10 @@
 
 use std::io::Write;
 
-use chessboardd::board::BoardSpec;
 use chessboardd::daemon::Source;
+use chessboardd::settings::Flags;
 
-use super::{config_from, Fail, GameFlags, EXIT_CONFIG};
+use super::{config_file, load_settings, Fail, EXIT_CONFIG};
 
 #[derive(clap::Args)]
 pub struct BoardTestArgs {
@@ -56,11 +56,17 @@ pub fn run(args: BoardTestArgs) -> Result<(), Fail> {
     use chessboardd::engine::Reading;
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
-    let spec = board
-        .parse::<BoardSpec>()
-        .map_err(|e| Fail(EXIT_CONFIG, format!("--board: {e}")))?;
-    let cfg = config_from(&GameFlags::default(), true)?;
-    let source = Source::from_spec(&spec, &cfg.gpio, &cfg.board_links[0])
+    let flags = Flags {
+        board: Some(board.clone()),
+        ..Flags::default()
+    };
+    let cfg = load_settings(config_file(None).as_deref(), &flags)?;
+    let the_board = &cfg.boards[0];
+    let spec = the_board
+        .spec
+        .as_ref()
+        .ok_or_else(|| Fail(EXIT_CONFIG, "--board: no board".into()))?;
+    let source = Source::from_spec(spec, &cfg.gpio, &the_board.link)
         .map_err(|e| Fail(1, format!("--board {board}: {e}")))?;
     let clock = chessboardd::daemon::DaemonClock::new(1.0);
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();

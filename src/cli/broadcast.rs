@@ -2,9 +2,9 @@
 
 use std::path::PathBuf;
 
-use chessboardd::config::{self, Config};
+use chessboardd::settings::Flags;
 
-use super::{mqtt_from, termination, Fail, EXIT_CONFIG};
+use super::{config_file, load_settings, termination, Fail, EXIT_CONFIG};
 
 #[derive(clap::Args)]
 pub struct BroadcastArgs {
@@ -29,11 +29,12 @@ pub fn run(args: BroadcastArgs) -> Result<(), Fail> {
         out,
         config,
     } = args;
-    let cfg = match config::resolve(config.as_deref()) {
-        Some(p) => Config::load(&p).map_err(|e| Fail(EXIT_CONFIG, e.to_string()))?,
-        None => Config::default(),
+    let flags = Flags {
+        mqtt: url,
+        ..Flags::default()
     };
-    let settings = mqtt_from(&cfg, url.as_deref(), None)?.ok_or_else(|| {
+    let cfg = load_settings(config_file(config.as_deref()).as_deref(), &flags)?;
+    let settings = cfg.mqtt.ok_or_else(|| {
         Fail(
             EXIT_CONFIG,
             "no broker: give --mqtt URL (or mqtt.url in the config)".into(),

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use chessboardd::board::discover;
 use chessboardd::bounded;
-use chessboardd::config::{self, Config};
+use chessboardd::settings::{Settings, DEFAULT_PATH};
 
 use super::{Fail, EXIT_CONFIG};
 
@@ -15,10 +15,8 @@ pub struct CheckConfigArgs {
 }
 
 pub fn run(args: CheckConfigArgs) -> Result<(), Fail> {
-    let path = args
-        .file
-        .unwrap_or_else(|| PathBuf::from(config::DEFAULT_PATH));
-    Config::load_checked(&path)
+    let path = args.file.unwrap_or_else(|| PathBuf::from(DEFAULT_PATH));
+    Settings::load_checked(&path)
         .map(|(cfg, warnings)| {
             for w in warnings {
                 eprintln!("chessboardd: warning: {}", bounded::shown(&w));
@@ -30,11 +28,11 @@ pub fn run(args: CheckConfigArgs) -> Result<(), Fail> {
 }
 
 /// Which board `run` would read with this config (for `check-config`).
-fn board_in_use(cfg: &Config) -> String {
+fn board_in_use(cfg: &Settings) -> String {
     if cfg.boards.len() > 1 {
-        return format!("boards: {}", cfg.boards.join(", "));
+        return format!("boards: {}", cfg.board_names().join(", "));
     }
-    match (&cfg.board, discover::find(&discover::Roots::default())) {
+    match (cfg.board(), discover::find(&discover::Roots::default())) {
         (Some(spec), _) => format!("board: {spec}"),
         (None, Some(found)) => format!(
             "board: none configured; run would use {} ({})",

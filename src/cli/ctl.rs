@@ -1,9 +1,11 @@
 //! `chessboardd ctl`: one command to a running daemon, through its control socket.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use super::{config_from, Fail, GameFlags, EXIT_CONFIG};
+use chessboardd::settings::Flags;
+
+use super::{config_file, load_settings, Fail, EXIT_CONFIG};
 
 #[derive(clap::Args)]
 pub struct CtlArgs {
@@ -34,13 +36,9 @@ pub fn run(args: CtlArgs) -> Result<(), Fail> {
     let socket = match socket {
         Some(s) => s,
         None => {
-            let flags = GameFlags {
-                config: config.map(Path::to_path_buf),
-                ..GameFlags::default()
-            };
             // The config's socket, or the service's (systemd's RuntimeDirectory).
             let service = PathBuf::from("/run/chessboardd/control.sock");
-            from_config = config_from(&flags, true)?
+            from_config = load_settings(config_file(config).as_deref(), &Flags::default())?
                 .control
                 .socket
                 .or_else(|| service.exists().then_some(service))

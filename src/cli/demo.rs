@@ -9,7 +9,7 @@ use chessboardd::sim::{self, Gestures};
 use chessboardd::speech::queue::Class;
 use chessboardd::speech::speaker::spoken;
 
-use super::{config_from, speech_from, start_speaker, Fail, GameFlags, SpeechFlags, SEED_GAME};
+use super::{config_file, load_settings, start_speaker, Fail, GameFlags, SpeechFlags, SEED_GAME};
 
 #[derive(clap::Args)]
 pub struct DemoArgs {
@@ -37,10 +37,13 @@ pub fn run(args: DemoArgs) -> Result<(), Fail> {
         json,
         speech: speech_flags,
     } = args;
-    let cfg = config_from(&flags, true)?;
-    let sc = speech_from(&cfg, &speech_flags)?;
+    let cfg = load_settings(
+        config_file(flags.config.as_deref()).as_deref(),
+        &speech_flags.over(flags.to_flags()),
+    )?;
+    let sc = cfg.speech.clone();
     let announce = sc.announce.clone();
-    let settings = cfg.settings;
+    let settings = cfg.engine;
     let text = match &game_pgn {
         Some(p) => std::fs::read_to_string(p)
             .map_err(|e| Fail(1, format!("cannot read {}: {e}", p.display())))?,

@@ -1,14 +1,10 @@
 //! The commands behind the command line, one file each; here what they share: the failure
-//! with its exit status, the flags several commands take, the config with those flags over it,
-//! and starting a speaker.
+//! with its exit status, the flags several commands take (put over the config by
+//! `settings`), and starting a speaker.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use chessboardd::config::{self, Config};
-use chessboardd::engine::clock::TimeControl;
-use chessboardd::engine::rules::{Mode, RuleProfile};
-use chessboardd::mqtt::{check_board_id, BrokerUrl, MqttSettings};
-use chessboardd::speech::phrase::{FileWords, Lang, Phrases, Style};
+use chessboardd::settings::{self, Flags, Settings};
 use chessboardd::speech::speaker::{Speaker, SpeechConfig};
 use chessboardd::speech::synth::Backend;
 use shakmaty::fen::Fen;
@@ -97,68 +93,42 @@ pub fn parse_speed(s: &str) -> Result<f64, String> {
 /// A failure with its exit status and message.
 pub struct Fail(pub u8, pub String);
 
-pub fn config_from(flags: &GameFlags, use_default_path: bool) -> Result<Config, Fail> {
-    let path = if use_default_path {
-        config::resolve(flags.config.as_deref())
-    } else {
-        flags.config.clone()
-    };
-    let mut cfg = match path {
-        Some(p) => Config::load(&p).map_err(|e| Fail(EXIT_CONFIG, e.to_string()))?,
-        None => Config::default(),
-    };
-    let bad = |e: String| Fail(EXIT_CONFIG, e);
-    if let Some(r) = &flags.rules {
-        cfg.settings.rules = r
-            .parse::<RuleProfile>()
-            .map_err(|e| bad(format!("--rules: {e}")))?;
+impl GameFlags {
+    /// These flags, for the settings.
+    pub fn to_flags(&self) -> Flags {
+        Flags {
+            rules: self.rules.clone(),
+            mode: self.mode.clone(),
+            lang: self.lang.clone(),
+            style: self.style.clone(),
+            time_control: self.time_control.clone(),
+            ..Flags::default()
+        }
     }
-    if let Some(m) = &flags.mode {
-        cfg.settings.mode = m.parse::<Mode>().map_err(|e| bad(format!("--mode: {e}")))?;
-    }
-    let lang = flags
-        .lang
-        .as_deref()
-        .map(str::parse::<Lang>)
-        .transpose()
-        .map_err(|e| bad(format!("--lang: {e}")))?;
-    let style = flags
-        .style
-        .as_deref()
-        .map(str::parse::<Style>)
-        .transpose()
-        .map_err(|e| bad(format!("--style: {e}")))?;
-    cfg.set_speech(lang, style, None::<FileWords>);
-    if let Some(tc) = &flags.time_control {
-        cfg.settings.time_control = match tc.as_str() {
-            "-" | "" => None,
-            tc => Some(
-                tc.parse::<TimeControl>()
-                    .map_err(|e| bad(format!("--time-control: {e}")))?,
-            ),
-        };
-    }
-    Ok(cfg)
 }
 
-/// The speech settings: the config's, with the command line's flags over them.
-pub fn speech_from(cfg: &Config, flags: &SpeechFlags) -> Result<SpeechConfig, Fail> {
-    let mut sc = cfg.speech.clone();
-    if let Some(b) = &flags.speech {
-        sc.backend = b
-            .parse::<Backend>()
-            .map_err(|e| Fail(EXIT_CONFIG, format!("--speech: {e}")))?;
+impl SpeechFlags {
+    /// These flags over `flags`.
+    pub fn over(&self, flags: Flags) -> Flags {
+        Flags {
+            speech: self.speech.clone(),
+            audio_out: self.audio_out.clone(),
+            voice_pack: self.voice_pack.clone(),
+            device: self.device.clone(),
+            ..flags
+        }
     }
-    if let Some(p) = &flags.audio_out {
-        sc.audio_out = Some(p.clone());
-    }
-    if let Some(p) = &flags.voice_pack {
-        sc.voice_pack = p.clone();
-    }
-    if let Some(d) = &flags.device {
-        sc.device = Some(d.clone()).filter(|d| !d.is_empty());
-    }
-    Ok(sc)
+}
+
+/// The settings: the config file `file` (`None`: none) with `flags` over it; a mistake in either
+/// exits 78.
+pub fn load_settings(file: Option<&Path>, flags: &Flags) -> Result<Settings, Fail> {
+    Settings::load(file, flags).map_err(|e| Fail(EXIT_CONFIG, e.to_string()))
+}
+
+/// The config file to read: the one given, else the default one when there is one.
+pub fn config_file(given: Option<&Path>) -> Option<PathBuf> {
+    settings::resolve(given)
 }
 
 /// Why there is no sound, in one phrase: "no sound card found", or "no sound (the reason)".
@@ -190,78 +160,12 @@ pub fn start_speaker(sc: SpeechConfig) -> Option<Speaker> {
     }
 }
 
-/// The phrases of a language: the config's words, in the language asked for.
-pub fn phrases_for(lang: Option<&str>, style: Option<&str>) -> Result<(Config, Phrases), Fail> {
-    let mut cfg = config_from(&GameFlags::default(), true)?;
-    let lang = lang
-        .map(str::parse::<Lang>)
-        .transpose()
-        .map_err(|e| Fail(EXIT_CONFIG, format!("--lang: {e}")))?;
-    let style = style
-        .map(str::parse::<Style>)
-        .transpose()
-        .map_err(|e| Fail(EXIT_CONFIG, format!("--style: {e}")))?;
-    cfg.set_speech(lang, style, None);
-    let phrases = cfg.settings.phrases.clone();
-    Ok((cfg, phrases))
-}
-
 pub fn position(fen: &str) -> Result<Chess, Fail> {
     chessboardd::replay::check_counters(fen).map_err(|e| Fail(1, format!("--fen: {e}")))?;
     fen.parse::<Fen>()
         .map_err(|e| Fail(1, format!("--fen: {e}")))?
         .into_position(CastlingMode::Standard)
         .map_err(|e| Fail(1, format!("--fen: impossible position: {e}")))
-}
-
-/// The broker to use: `--mqtt URL` with the config's `[mqtt]` credentials and TLS files, or the
-/// config's `mqtt.url`.
-pub fn mqtt_from(
-    cfg: &Config,
-    url: Option<&str>,
-    board_id: Option<&str>,
-) -> Result<Option<MqttSettings>, Fail> {
-    let mut m = match url {
-        Some(u) => {
-            let url = u
-                .parse::<BrokerUrl>()
-                .map_err(|e| Fail(EXIT_CONFIG, format!("--mqtt: {e}")))?;
-            let mut m = cfg
-                .mqtt_partial
-                .clone()
-                .unwrap_or_else(|| MqttSettings::new(url.clone()));
-            if !url.tls && (m.ca_file.is_some() || m.client_auth.is_some()) {
-                tracing::warn!(
-                    "--mqtt {url}: not TLS, so the TLS files of [mqtt] are not used (mqtts:// is)"
-                );
-            }
-            m.url = url;
-            Some(m)
-        }
-        None => cfg.mqtt.clone(),
-    };
-    if let Some(m) = &m {
-        if m.password.is_some() && m.username.is_none() && m.url.username.is_none() {
-            return Err(Fail(
-                EXIT_CONFIG,
-                "mqtt: a password needs its user: set mqtt.username, or give USER@ in --mqtt"
-                    .into(),
-            ));
-        }
-    }
-    if let Some(id) = board_id {
-        check_board_id(id).map_err(|e| Fail(EXIT_CONFIG, format!("--board-id: {e}")))?;
-        match &mut m {
-            Some(m) => m.board_id = Some(id.to_string()),
-            None => {
-                return Err(Fail(
-                    EXIT_CONFIG,
-                    "--board-id: no broker (give --mqtt URL or mqtt.url in the config)".into(),
-                ))
-            }
-        }
-    }
-    Ok(m)
 }
 
 /// Completes at SIGTERM or SIGINT. The handlers are in place from the call on (inside a

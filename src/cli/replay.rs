@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use chessboardd::replay;
 
-use super::{config_from, Fail, GameFlags, EXIT_SCRIPT};
+use super::{load_settings, Fail, GameFlags, EXIT_SCRIPT};
 
 #[derive(clap::Args)]
 pub struct ReplayArgs {
@@ -24,7 +24,7 @@ pub fn run(args: ReplayArgs) -> Result<(), Fail> {
         pgn: pgn_out,
         script,
     } = args;
-    let cfg = config_from(&flags, false)?;
+    let cfg = load_settings(flags.config.as_deref(), &flags.to_flags())?;
     // Bounded: no line over 64 KiB (so `/dev/zero` is refused at once, not read for ever).
     let read = |r: &mut dyn Read, what: &str| {
         chessboardd::bounded::read_text(r, usize::MAX).map_err(|e| match e {
@@ -48,13 +48,13 @@ pub fn run(args: ReplayArgs) -> Result<(), Fail> {
             .map_err(|e| Fail(EXIT_SCRIPT, format!("cannot read {script}: {e}")))?;
         read(&mut f, &script)?
     };
-    let lines =
-        replay::parse_script(&text, &cfg.boards).map_err(|e| Fail(EXIT_SCRIPT, e.to_string()))?;
-    let settings = cfg.settings;
+    let lines = replay::parse_script(&text, &cfg.board_names())
+        .map_err(|e| Fail(EXIT_SCRIPT, e.to_string()))?;
+    let settings = cfg.engine.clone();
     // The events are written by a thread of their own, in batches, while the engine goes on.
     let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<(usize, chessboardd::engine::Event)>>(16);
     // With several boards every event says on which board it happened.
-    let names = cfg.boards.clone();
+    let names = cfg.board_names();
     let writer = std::thread::spawn(move || {
         let stdout = std::io::stdout();
         let mut w = BufWriter::with_capacity(1 << 20, stdout.lock());
@@ -75,7 +75,7 @@ pub fn run(args: ReplayArgs) -> Result<(), Fail> {
     });
     const BATCH: usize = 1024;
     let mut batch = Vec::with_capacity(BATCH);
-    let engine = replay::run_boards(&lines, settings, &cfg.players, |b, e| {
+    let engine = replay::run_boards(&lines, settings, &cfg.players(), |b, e| {
         batch.push((b, e));
         if batch.len() == BATCH {
             let _ = tx.send(std::mem::replace(&mut batch, Vec::with_capacity(BATCH)));

@@ -4,16 +4,17 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use chessboardd::board::{discover, BoardSpec};
-use chessboardd::config::Config;
 use chessboardd::daemon::Source;
 use chessboardd::engine::EventKind;
+use chessboardd::settings::{Flags, Settings};
 use chessboardd::sim;
+use chessboardd::speech::phrase::Phrases;
 use chessboardd::speech::queue::Class;
-use chessboardd::speech::speaker::{spoken, Speaker, SpeechConfig};
+use chessboardd::speech::speaker::{spoken, Announce, Speaker, SpeechConfig};
 
 use super::{
-    config_from, mqtt_from, position, speech_from, start_speaker, termination, Fail, GameFlags,
-    SpeechFlags, EXIT_CONFIG, EXIT_IN_USE, EXIT_IOERR, EXIT_NOPERM,
+    config_file, load_settings, position, start_speaker, termination, Fail, GameFlags, SpeechFlags,
+    EXIT_CONFIG, EXIT_IN_USE, EXIT_IOERR, EXIT_NOPERM,
 };
 
 #[derive(clap::Args)]
@@ -113,8 +114,7 @@ extern "C" fn stop_waiting(_: libc::c_int) {
 /// looks again every 2 s. SIGTERM ends the wait (exit 0).
 fn wait_for_board(
     roots: &discover::Roots,
-    cfg: &Config,
-    speech_flags: &SpeechFlags,
+    cfg: &Settings,
     events_json: bool,
 ) -> Result<BoardSpec, Fail> {
     if let Some(found) = discover::find(roots) {
@@ -125,7 +125,7 @@ fn wait_for_board(
         "no board configured, and none found (a DGT board on USB, or /dev/dgt-board, \
          /dev/chessboard of the udev rules): set [board] driver and port in {} \
          (see README, \"Running as a service\"); waiting for a board to be plugged in",
-        chessboardd::config::DEFAULT_PATH
+        chessboardd::settings::DEFAULT_PATH
     );
     let notify = chessboardd::notify::Notifier::from_env();
     notify.ready("waiting for a board: none configured, none found");
@@ -140,25 +140,23 @@ fn wait_for_board(
             stop_waiting as *const () as libc::sighandler_t,
         );
     }
-    if let Ok(sc) = speech_from(cfg, speech_flags) {
-        if let Some(mut speaker) = start_speaker(sc) {
-            let text = cfg.settings.phrases.words.board_waiting.clone();
-            // Printed as `run` prints what it says: an event with --events-json, else the text.
-            if events_json {
-                let event = chessboardd::engine::Event {
-                    t: 0,
-                    kind: EventKind::Say {
-                        text: text.clone(),
-                        priority: chessboardd::engine::Priority::Error,
-                    },
-                };
-                println!("{}", event.to_json());
-            } else {
-                println!("{text}");
-            }
-            speaker.say(&text, Class::Error, None);
-            speaker.finish();
+    if let Some(mut speaker) = start_speaker(cfg.speech.clone()) {
+        let text = cfg.engine.phrases.words.board_waiting.clone();
+        // Printed as `run` prints what it says: an event with --events-json, else the text.
+        if events_json {
+            let event = chessboardd::engine::Event {
+                t: 0,
+                kind: EventKind::Say {
+                    text: text.clone(),
+                    priority: chessboardd::engine::Priority::Error,
+                },
+            };
+            println!("{}", event.to_json());
+        } else {
+            println!("{text}");
         }
+        speaker.say(&text, Class::Error, None);
+        speaker.finish();
     }
     loop {
         for _ in 0..20 {
@@ -179,73 +177,35 @@ fn wait_for_board(
     }
 }
 
+impl RunArgs {
+    /// The flags `run` puts over the config.
+    fn flags(&self) -> Flags {
+        let c = &self.controls;
+        self.speech.over(Flags {
+            board: self.board.clone(),
+            orientation: c.orientation.clone(),
+            keypad: c.keypad.clone(),
+            socket: c.socket.clone(),
+            web: c.web.clone(),
+            mqtt: c.mqtt.clone(),
+            board_id: c.board_id.clone(),
+            ..self.game.to_flags()
+        })
+    }
+}
+
 pub fn run(args: RunArgs) -> Result<(), Fail> {
-    let RunArgs {
-        board,
-        game: flags,
-        speech: speech_flags,
-        events_json,
-        speed,
-        reply_ms,
-        fen,
-        controls: control_flags,
-    } = args;
-    let (flags, speech_flags, control_flags) = (&flags, &speech_flags, &control_flags);
-    let board = board.as_deref();
-    let start = fen.as_deref().map(position).transpose()?;
-    let mut cfg = config_from(flags, true)?;
-    let board_flag = board;
-    let spec =
-        match board {
-            Some(b) => b
-                .parse::<BoardSpec>()
-                .map_err(|e| Fail(EXIT_CONFIG, format!("--board: {e}")))?,
-            None => match cfg.board.clone() {
-                Some(spec) => spec,
-                None if cfg.boards.len() > 1 => return Err(Fail(
-                    EXIT_CONFIG,
-                    "no board: give --board, or set board.driver (and board.port) in the config"
-                        .into(),
-                )),
-                // A fresh install: none configured yet. Find one, or wait for one.
-                None => {
-                    let roots = control_flags
-                        .discover_root
-                        .as_deref()
-                        .map_or_else(discover::Roots::default, discover::Roots::under);
-                    wait_for_board(&roots, &cfg, speech_flags, events_json)?
-                }
-            },
-        };
-    let board = spec.to_string();
-    if let Some(o) = &control_flags.orientation {
-        let o = o
-            .parse::<chessboardd::board::Orientation>()
-            .map_err(|e| Fail(EXIT_CONFIG, format!("--orientation: {e}")))?;
-        for l in &mut cfg.board_links {
-            l.orientation = o;
-        }
-    }
-    if let Some(k) = &control_flags.keypad {
-        cfg.control.keypad = Some(k.clone()).filter(|k| !k.is_empty());
-        // The help tells the keys when there is a keypad.
-        cfg.set_speech(None, None, None);
-    }
-    let controls = cfg.control.clone();
-    let mqtt = mqtt_from(
-        &cfg,
-        control_flags.mqtt.as_deref(),
-        control_flags.board_id.as_deref(),
-    )?;
-    let sc = speech_from(&cfg, speech_flags)?;
+    let start = args.fen.as_deref().map(position).transpose()?;
+    let flags = args.flags();
+    let cfg = load_settings(config_file(args.game.config.as_deref()).as_deref(), &flags)?;
+    let spec = board_to_read(&cfg, &args)?;
     // One daemon per state directory and per control socket: a second one would take over the
     // journal (or the socket) and the first one's moves would be lost.
-    let _state_lock = match &control_flags.state_dir {
+    let _state_lock = match &args.controls.state_dir {
         Some(dir) => hold_state_dir(dir)?,
         None => None,
     };
-    let socket_path = control_flags.socket.clone().or(cfg.control.socket.clone());
-    if let Some(path) = &socket_path {
+    if let Some(path) = &cfg.control.socket {
         if std::os::unix::net::UnixStream::connect(path).is_ok() {
             return Err(Fail(
                 EXIT_IN_USE,
@@ -257,86 +217,141 @@ pub fn run(args: RunArgs) -> Result<(), Fail> {
             ));
         }
     }
-    let settings = cfg.settings.clone();
-    let phrases = settings.phrases.clone();
-    // The boards: the one given, or those of the config (two boards: each with its player).
-    let first = match (&spec, reply_ms) {
-        (BoardSpec::Sim(pgn), Some(ms)) => {
-            Source::simulated(pgn, &sim::people(0, ms, sim::Faults::NONE))
+    let boards = open_boards(&cfg, &spec, args.reply_ms)?;
+    let announcer = Announcer::start(&cfg, &boards, args.events_json);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Fail(1, format!("cannot start the runtime: {e}")))?;
+    let mut announcer = announcer.check_record(args.controls.state_dir.as_deref())?;
+    announcer.say_starting();
+    let engine = rt.block_on(run_daemon(
+        cfg,
+        boards,
+        &args,
+        (start, flags),
+        &mut announcer,
+    ));
+    announcer.finish();
+    if !args.events_json {
+        print(format!("\n{}", engine.pgn()));
+    }
+    Ok(())
+}
+
+/// The board to read: the one given or configured, else the one found (or waited for). With
+/// several boards configured, the first one's.
+fn board_to_read(cfg: &Settings, args: &RunArgs) -> Result<BoardSpec, Fail> {
+    match cfg.board() {
+        Some(spec) => Ok(spec.clone()),
+        None if cfg.boards.len() > 1 => Err(Fail(
+            EXIT_CONFIG,
+            "no board: give --board, or set board.driver (and board.port) in the config".into(),
+        )),
+        // A fresh install: none configured yet. Find one, or wait for one.
+        None => {
+            let roots = args
+                .controls
+                .discover_root
+                .as_deref()
+                .map_or_else(discover::Roots::default, discover::Roots::under);
+            wait_for_board(&roots, cfg, args.events_json)
         }
-        (_, Some(_)) => {
-            return Err(Fail(
-                EXIT_CONFIG,
-                "--reply-ms is for the simulated board (--board sim:GAME.pgn)".into(),
-            ))
-        }
-        (_, None) => Source::from_spec(&spec, &cfg.gpio, &cfg.board_links[0]),
-    };
-    let mut boards = vec![(
-        // A simulated board's game that cannot be read is a mistake in the flags or the config,
-        // not a board that is off.
-        first.map_err(|e| {
-            let code = if matches!(spec, BoardSpec::Sim(_)) {
-                EXIT_CONFIG
-            } else {
-                1
-            };
-            Fail(code, format!("--board {board}: {e}"))
-        })?,
-        None,
-    )];
-    if board_flag.is_none() && cfg.boards.len() > 1 {
-        boards.clear();
-        for (i, name) in cfg.boards.iter().enumerate() {
-            let spec = cfg.board_specs[i].clone().ok_or_else(|| {
+    }
+}
+
+/// The boards' sources, each with its player: the one board to read, or every board of the
+/// config (two boards: each with its player).
+fn open_boards(
+    cfg: &Settings,
+    spec: &BoardSpec,
+    reply_ms: Option<u64>,
+) -> Result<Vec<(Source, Option<shakmaty::Color>)>, Fail> {
+    if reply_ms.is_some() && !matches!(spec, BoardSpec::Sim(_)) {
+        return Err(Fail(
+            EXIT_CONFIG,
+            "--reply-ms is for the simulated board (--board sim:GAME.pgn)".into(),
+        ));
+    }
+    if cfg.boards.len() > 1 {
+        let mut boards = Vec::new();
+        for b in &cfg.boards {
+            let name = &b.name;
+            let spec = b.spec.clone().ok_or_else(|| {
                 Fail(
                     EXIT_CONFIG,
                     format!("board '{name}': no driver in the config"),
                 )
             })?;
-            let source = Source::from_spec(&spec, &cfg.gpio, &cfg.board_links[i])
+            let source = Source::from_spec(&spec, &cfg.gpio, &b.link)
                 .map_err(|e| Fail(1, format!("board '{name}' ({spec}): {e}")))?;
-            boards.push((source, cfg.players[i]));
+            boards.push((source, b.player));
+        }
+        return Ok(boards);
+    }
+    let first = match (spec, reply_ms) {
+        (BoardSpec::Sim(pgn), Some(ms)) => {
+            Source::simulated(pgn, &sim::people(0, ms, sim::Faults::NONE))
+        }
+        _ => Source::from_spec(spec, &cfg.gpio, &cfg.boards[0].link),
+    };
+    // A simulated board's game that cannot be read is a mistake in the flags or the config,
+    // not a board that is off.
+    let source = first.map_err(|e| {
+        let code = if matches!(spec, BoardSpec::Sim(_)) {
+            EXIT_CONFIG
+        } else {
+            1
+        };
+        Fail(code, format!("--board {spec}: {e}"))
+    })?;
+    Ok(vec![(source, None)])
+}
+
+/// Prints a line on standard output; a closed pipe ends the printing, not the daemon.
+fn print(line: String) {
+    let _ = writeln!(std::io::stdout().lock(), "{line}");
+}
+
+/// What the players hear and standard output shows: a speaker for each player with a board (one
+/// for a shared board), hearing what concerns him, and the events printed.
+struct Announcer {
+    speakers: Vec<Option<Speaker>>,
+    announces: Vec<Announce>,
+    phrases: Phrases,
+    names: Vec<String>,
+    events_json: bool,
+}
+
+impl Announcer {
+    fn start(
+        cfg: &Settings,
+        boards: &[(Source, Option<shakmaty::Color>)],
+        events_json: bool,
+    ) -> Announcer {
+        let several = boards.len() > 1;
+        let speeches: Vec<SpeechConfig> = (0..boards.len())
+            .map(|i| match cfg.boards.get(i).filter(|_| several) {
+                Some(b) => b.speech_of_player(&cfg.speech),
+                None => cfg.speech.clone(),
+            })
+            .collect();
+        Announcer {
+            announces: speeches.iter().map(|s| s.announce.clone()).collect(),
+            speakers: speeches.into_iter().map(start_speaker).collect(),
+            phrases: cfg.engine.phrases.clone(),
+            names: cfg.board_names(),
+            events_json,
         }
     }
-    // A speaker for each player with a board (one for a shared board), hearing what concerns him.
-    let speeches: Vec<SpeechConfig> = boards
-        .iter()
-        .enumerate()
-        .map(|(i, (_, player))| {
-            let mut sc = sc.clone();
-            if boards.len() > 1 {
-                sc.announce.listener = *player;
-                if let Some(d) = cfg.board_devices.get(i).cloned().flatten() {
-                    sc.device = Some(d);
-                }
-                if let Some((own, opponent)) = cfg.board_hears.get(i) {
-                    sc.announce.own_moves = own.unwrap_or(sc.announce.own_moves);
-                    sc.announce.opponent_moves = opponent.unwrap_or(sc.announce.opponent_moves);
-                }
-            }
-            sc
-        })
-        .collect();
-    let announces: Vec<_> = speeches.iter().map(|s| s.announce.clone()).collect();
-    let several = boards.len() > 1;
-    let names = cfg.boards.clone();
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| Fail(1, format!("cannot start the runtime: {e}")))?;
-    let mut speakers: Vec<Option<Speaker>> = speeches.into_iter().map(start_speaker).collect();
-    let print = |line: String| {
-        let _ = writeln!(std::io::stdout().lock(), "{line}");
-    };
-    // A game record the daemon may not read is not started over: it says so and stops.
-    if let Some(Err(e)) = control_flags
-        .state_dir
-        .as_deref()
-        .map(chessboardd::record::check_readable)
-    {
-        let text = chessboardd::speech::phrase::sentences(&phrases.words.record_unreadable);
-        for s in speakers.iter_mut().flatten() {
+
+    /// A game record the daemon may not read is not started over: it says so and stops.
+    fn check_record(mut self, state_dir: Option<&Path>) -> Result<Announcer, Fail> {
+        let Some(Err(e)) = state_dir.map(chessboardd::record::check_readable) else {
+            return Ok(self);
+        };
+        let text = chessboardd::speech::phrase::sentences(&self.phrases.words.record_unreadable);
+        for s in self.speakers.iter_mut().flatten() {
             s.say(&text, Class::Error, None);
         }
         let said = chessboardd::engine::Event {
@@ -346,98 +361,107 @@ pub fn run(args: RunArgs) -> Result<(), Fail> {
                 priority: chessboardd::engine::Priority::Error,
             },
         };
-        print(if events_json {
+        print(if self.events_json {
             said.to_json()
         } else {
             format!("\u{1f50a} {text}")
         });
-        for s in speakers.into_iter().flatten() {
+        for s in self.speakers.into_iter().flatten() {
             s.finish();
         }
         let code = match e.kind() {
             std::io::ErrorKind::PermissionDenied => EXIT_NOPERM,
             _ => EXIT_IOERR,
         };
-        return Err(Fail(code, e.to_string()));
+        Err(Fail(code, e.to_string()))
     }
-    for s in speakers.iter_mut().flatten() {
-        s.say(&phrases.words.starting, Class::Info, None);
-    }
-    let notify = chessboardd::notify::Notifier::from_env();
-    let (reload_tx, reload_rx) = tokio::sync::watch::channel(None);
-    let engine = rt.block_on(async {
-        // SIGHUP: the config is read again; a config with an error is reported and not taken.
-        let (flags, control_flags) = (flags.clone(), control_flags.clone());
-        // The handlers are in place before the daemon says it is ready: a signal that comes
-        // at once must not find the default action (which ends the process).
-        use tokio::signal::unix::{signal, SignalKind};
-        let hup = signal(SignalKind::hangup());
-        let shutdown = termination();
-        tokio::spawn(async move {
-            let Ok(mut hup) = hup else {
-                return;
-            };
-            while hup.recv().await.is_some() {
-                match config_from(&flags, true) {
-                    Ok(mut cfg) => {
-                        if let Some(k) = &control_flags.keypad {
-                            cfg.control.keypad = Some(k.clone()).filter(|k| !k.is_empty());
-                        }
-                        cfg.set_speech(None, None, None);
-                        let _ = reload_tx.send(Some(cfg.settings));
-                    }
-                    Err(Fail(_, msg)) => {
-                        tracing::warn!("the config was not reloaded: {msg}")
-                    }
-                }
-            }
-        });
-        chessboardd::daemon::run_boards(
-            settings,
-            boards,
-            chessboardd::daemon::RunOptions {
-                start,
-                socket: socket_path.clone(),
-                until_board_done: false,
-                speed: speed.clamp(0.1, 1000.0),
-                controls,
-                gpio_chip: cfg.gpio.chip.clone(),
-                state_dir: control_flags.state_dir.clone(),
-                notify,
-                reload: Some(reload_rx),
-                web: control_flags.web.clone().or(cfg.web.clone()),
-                board_names: names.clone(),
-                mqtt,
-            },
-            |b, e| {
-                for (i, s) in speakers.iter_mut().enumerate() {
-                    if let Some(s) = s {
-                        if !several || i == b || for_everyone(&e.kind) {
-                            s.event(&spoken(&e.kind, &announces[i], &phrases));
-                        }
-                    }
-                }
-                let board = several.then(|| names.get(b).map_or("", String::as_str));
-                let json = e.to_json_on(board);
-                if events_json {
-                    print(json);
-                } else if let Some((text, _)) = e.kind.spoken() {
-                    print(format!("\u{1f50a} {text}"));
-                }
-            },
-            shutdown,
-        )
-        .await
-    });
-    for s in speakers.into_iter().flatten() {
-        for e in s.finish().errors {
-            tracing::warn!("speech: {e}");
+
+    fn say_starting(&mut self) {
+        for s in self.speakers.iter_mut().flatten() {
+            s.say(&self.phrases.words.starting, Class::Info, None);
         }
     }
-    if !events_json {
-        print(format!("\n{}", engine.pgn()));
+
+    /// An event of board `b`: spoken to whom it concerns, and printed.
+    fn event(&mut self, b: usize, e: &chessboardd::engine::Event) {
+        let several = self.speakers.len() > 1;
+        for (i, s) in self.speakers.iter_mut().enumerate() {
+            if let Some(s) = s {
+                if !several || i == b || for_everyone(&e.kind) {
+                    s.event(&spoken(&e.kind, &self.announces[i], &self.phrases));
+                }
+            }
+        }
+        let board = several.then(|| self.names.get(b).map_or("", String::as_str));
+        let json = e.to_json_on(board);
+        if self.events_json {
+            print(json);
+        } else if let Some((text, _)) = e.kind.spoken() {
+            print(format!("\u{1f50a} {text}"));
+        }
     }
-    Ok(())
+
+    fn finish(&mut self) {
+        for s in self.speakers.drain(..).flatten() {
+            for e in s.finish().errors {
+                tracing::warn!("speech: {e}");
+            }
+        }
+    }
+}
+
+/// Runs the daemon until SIGTERM. At SIGHUP the settings are loaded again, as at start (`reload`:
+/// the start position and the flags); settings with an error are reported and not taken.
+async fn run_daemon(
+    cfg: Settings,
+    boards: Vec<(Source, Option<shakmaty::Color>)>,
+    args: &RunArgs,
+    reload: (Option<shakmaty::Chess>, Flags),
+    announcer: &mut Announcer,
+) -> chessboardd::engine::Engine {
+    let (start, flags) = reload;
+    let given = args.game.config.clone();
+    let (reload_tx, reload_rx) = tokio::sync::watch::channel(None);
+    // The handlers are in place before the daemon says it is ready: a signal that comes at
+    // once must not find the default action (which ends the process).
+    use tokio::signal::unix::{signal, SignalKind};
+    let hup = signal(SignalKind::hangup());
+    let shutdown = termination();
+    tokio::spawn(async move {
+        let Ok(mut hup) = hup else {
+            return;
+        };
+        while hup.recv().await.is_some() {
+            match Settings::load(config_file(given.as_deref()).as_deref(), &flags) {
+                Ok(cfg) => {
+                    let _ = reload_tx.send(Some(cfg.engine));
+                }
+                Err(e) => tracing::warn!("the config was not reloaded: {e}"),
+            }
+        }
+    });
+    let names = cfg.board_names();
+    chessboardd::daemon::run_boards(
+        cfg.engine,
+        boards,
+        chessboardd::daemon::RunOptions {
+            start,
+            socket: cfg.control.socket.clone(),
+            until_board_done: false,
+            speed: args.speed.clamp(0.1, 1000.0),
+            controls: cfg.control,
+            gpio_chip: cfg.gpio.chip,
+            state_dir: args.controls.state_dir.clone(),
+            notify: chessboardd::notify::Notifier::from_env(),
+            reload: Some(reload_rx),
+            web: cfg.web,
+            board_names: names,
+            mqtt: cfg.mqtt,
+        },
+        |b, e| announcer.event(b, e),
+        shutdown,
+    )
+    .await
 }
 
 /// Locks the state directory for this daemon; refuses (exit 75) when another one holds it. A

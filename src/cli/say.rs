@@ -4,7 +4,9 @@ use chessboardd::speech::queue::Class;
 use chessboardd::speech::speaker::Speaker;
 use shakmaty::san::{San, SanPlus};
 
-use super::{no_sound, phrases_for, position, speech_from, Fail, SpeechFlags, EXIT_NO_SOUND};
+use chessboardd::settings::Flags;
+
+use super::{config_file, load_settings, no_sound, position, Fail, SpeechFlags, EXIT_NO_SOUND};
 
 #[derive(clap::Args)]
 pub struct SayArgs {
@@ -36,8 +38,16 @@ pub fn run(args: SayArgs) -> Result<(), Fail> {
         fen,
         text,
     } = args;
-    let (cfg, phrases) = phrases_for(lang.as_deref(), style.as_deref())?;
-    let sc = speech_from(&cfg, &flags)?;
+    let cfg = load_settings(
+        config_file(None).as_deref(),
+        &flags.over(Flags {
+            lang,
+            style,
+            ..Flags::default()
+        }),
+    )?;
+    let phrases = cfg.engine.phrases;
+    let sc = cfg.speech;
     let text = match (san.as_deref(), fen.as_deref()) {
         (Some(san), Some(fen)) => {
             let pos = position(fen)?;

@@ -4,7 +4,9 @@ use std::path::{Path, PathBuf};
 
 use chessboardd::speech::tools;
 
-use super::{phrases_for, Fail};
+use chessboardd::settings::{Flags, Settings};
+
+use super::{config_file, load_settings, Fail};
 
 #[derive(clap::Args)]
 pub struct VoicePackArgs {
@@ -29,22 +31,29 @@ pub struct PackArgs {
 
 pub fn run(args: VoicePackArgs) -> Result<(), Fail> {
     match args.what {
-        VoicePackCommand::Build(a) => build(a.lang.as_deref(), &a.dir),
-        VoicePackCommand::Check(a) => check(a.lang.as_deref(), &a.dir),
+        VoicePackCommand::Build(a) => build(&settings_in(a.lang)?, &a.dir),
+        VoicePackCommand::Check(a) => check(&settings_in(a.lang)?, &a.dir),
     }
 }
 
-fn build(lang: Option<&str>, dir: &Path) -> Result<(), Fail> {
-    let (cfg, phrases) = phrases_for(lang, None)?;
-    let n = tools::build_pack(dir, &phrases.words, cfg.speech.voice)
+/// The config's settings, in the language asked for.
+fn settings_in(lang: Option<String>) -> Result<Settings, Fail> {
+    let flags = Flags {
+        lang,
+        ..Flags::default()
+    };
+    load_settings(config_file(None).as_deref(), &flags)
+}
+
+fn build(cfg: &Settings, dir: &Path) -> Result<(), Fail> {
+    let n = tools::build_pack(dir, &cfg.engine.phrases.words, cfg.speech.voice)
         .map_err(|e| Fail(1, e.to_string()))?;
     println!("{}: {n} words", dir.display());
     Ok(())
 }
 
-fn check(lang: Option<&str>, dir: &Path) -> Result<(), Fail> {
-    let (_, phrases) = phrases_for(lang, None)?;
-    let missing = tools::check_pack(dir, &phrases.words);
+fn check(cfg: &Settings, dir: &Path) -> Result<(), Fail> {
+    let missing = tools::check_pack(dir, &cfg.engine.phrases.words);
     if missing.is_empty() {
         println!("{}: complete", dir.display());
         return Ok(());
