@@ -1271,7 +1271,7 @@ mod reference_file {
         assert_eq!(c.engine.mode, d.engine.mode);
         assert_eq!(c.engine.time_control, d.engine.time_control);
         assert_eq!((c.lang, c.style, c.files), (d.lang, d.style, d.files));
-        assert_eq!(c.boards, d.boards);
+        assert_eq!(c.board_names(), d.board_names());
         assert_eq!(c.speech.backend, d.speech.backend);
         assert_eq!(c.speech.voice, d.speech.voice);
         assert_eq!(c.speech.voice_pack, d.speech.voice_pack);
