@@ -9,7 +9,7 @@ use serde::Deserialize;
 use shakmaty::{Color, Role};
 use toml::Spanned;
 
-use super::{BoardSettings, ConfigError, Settings, MAX_CONFIG_BYTES};
+use super::{BoardSettings, ConfigError, ConfigErrorKind, Settings, MAX_CONFIG_BYTES};
 use crate::board::gpio::Mapping;
 use crate::board::gpio_settings::{GpioConfig, GpioWiring};
 use crate::board::{BoardSpec, LinkSettings, Orientation};
@@ -306,10 +306,13 @@ impl Ctx<'_> {
         msg: String,
     ) -> Result<T, ConfigError> {
         let (line, col) = line_col(self.text, span.start);
-        Err(ConfigError(format!(
-            "{}:{line}:{col}: {key}: {msg}",
-            self.path.display()
-        )))
+        Err(ConfigError::new(ConfigErrorKind::Value {
+            path: self.path.to_path_buf(),
+            line,
+            col,
+            key: Some(key.to_string()),
+            what: msg,
+        }))
     }
 
     fn parse<T: std::str::FromStr<Err = String>>(
@@ -362,10 +365,18 @@ impl Ctx<'_> {
 /// Reads and validates a config file, adding its warnings to `warnings` (things `run` takes
 /// but a person should know, like a password sent unencrypted), each with its file:line:col.
 pub(super) fn load(path: &Path, warnings: &mut Vec<String>) -> Result<Settings, ConfigError> {
-    let file = std::fs::File::open(path)
-        .map_err(|e| ConfigError(format!("{}: cannot read the config: {e}", path.display())))?;
-    let text = crate::bounded::read_text(file, MAX_CONFIG_BYTES)
-        .map_err(|e| ConfigError(format!("{}:{}", path.display(), e.at_line())))?;
+    let file = std::fs::File::open(path).map_err(|e| {
+        ConfigError::new(ConfigErrorKind::Unreadable {
+            path: path.to_path_buf(),
+            why: e.to_string(),
+        })
+    })?;
+    let text = crate::bounded::read_text(file, MAX_CONFIG_BYTES).map_err(|e| {
+        ConfigError::new(ConfigErrorKind::NotText {
+            path: path.to_path_buf(),
+            at: e.at_line(),
+        })
+    })?;
     parse(path, &text, warnings)
 }
 
@@ -406,12 +417,18 @@ pub(super) fn parse(
         match e.span() {
             Some(span) => {
                 let (line, col) = line_col(text, span.start);
-                let key = key_at(text, span.start)
-                    .map(|k| format!("{k}: "))
-                    .unwrap_or_default();
-                ConfigError(format!("{}:{line}:{col}: {key}{msg}", path.display()))
+                ConfigError::new(ConfigErrorKind::Value {
+                    path: path.to_path_buf(),
+                    line,
+                    col,
+                    key: key_at(text, span.start),
+                    what: msg,
+                })
             }
-            None => ConfigError(format!("{}: {msg}", path.display())),
+            None => ConfigError::new(ConfigErrorKind::File {
+                path: path.to_path_buf(),
+                what: msg,
+            }),
         }
     })?;
     if raw.board.is_empty() {
@@ -1245,7 +1262,7 @@ mod reference_file {
         };
         let msg = Settings::parse(Path::new("probe.toml"), &doc)
             .unwrap_err()
-            .0;
+            .to_string();
         let list = msg
             .split("expected one of")
             .nth(1)

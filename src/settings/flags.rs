@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use super::{BoardSettings, ConfigError, Settings};
+use super::{BoardSettings, ConfigError, ConfigErrorKind, Settings};
 use crate::board::{BoardSpec, Orientation};
 use crate::engine::clock::TimeControl;
 use crate::engine::rules::{Mode, RuleProfile};
@@ -48,8 +48,11 @@ pub struct Flags {
     pub device: Option<String>,
 }
 
-fn bad(flag: &str, e: impl std::fmt::Display) -> ConfigError {
-    ConfigError(format!("{flag}: {e}"))
+fn bad(flag: &'static str, e: impl std::fmt::Display) -> ConfigError {
+    ConfigError::new(ConfigErrorKind::Flag {
+        flag,
+        what: e.to_string(),
+    })
 }
 
 impl Settings {
@@ -141,10 +144,10 @@ impl Settings {
             m.url = url;
             // (With mqtt.url in the file this was checked there, with its line.)
             if m.password.is_some() && m.username.is_none() && m.url.username.is_none() {
-                return Err(ConfigError(
+                return Err(ConfigError::new(ConfigErrorKind::Mismatch(
                     "mqtt: a password needs its user: set mqtt.username, or give USER@ in --mqtt"
                         .into(),
-                ));
+                )));
             }
             self.mqtt = Some(m);
         }
@@ -153,8 +156,9 @@ impl Settings {
             match &mut self.mqtt {
                 Some(m) => m.board_id = Some(id.to_string()),
                 None => {
-                    return Err(ConfigError(
-                        "--board-id: no broker (give --mqtt URL or mqtt.url in the config)".into(),
+                    return Err(bad(
+                        "--board-id",
+                        "no broker (give --mqtt URL or mqtt.url in the config)",
                     ))
                 }
             }

@@ -29,10 +29,70 @@ pub const DEFAULT_PATH: &str = "/etc/chessboardd/config.toml";
 /// The largest config read (a config is a page of text; this refuses `/dev/zero`).
 pub const MAX_CONFIG_BYTES: usize = 1 << 20;
 
-/// A config problem (in the file or in a flag), already phrased for a person.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct ConfigError(pub String);
+/// A config problem (in the file or in a flag); its text is phrased for a person.
+#[derive(Debug)]
+pub struct ConfigError {
+    pub kind: ConfigErrorKind,
+}
+
+/// What is wrong, and where.
+#[derive(Debug)]
+pub enum ConfigErrorKind {
+    /// The file cannot be opened: `FILE: cannot read the config: WHY`.
+    Unreadable { path: PathBuf, why: String },
+    /// The file is not text, or too long, from a place on: `FILE:WHERE: WHAT`.
+    NotText { path: PathBuf, at: String },
+    /// A value (or the syntax) at a place of the file: `FILE:LINE:COL: KEY: WHAT`.
+    Value {
+        path: PathBuf,
+        line: usize,
+        col: usize,
+        key: Option<String>,
+        what: String,
+    },
+    /// The file, without a place: `FILE: WHAT`.
+    File { path: PathBuf, what: String },
+    /// A flag of the command line: `--FLAG: WHAT`.
+    Flag { flag: &'static str, what: String },
+    /// Settings that do not go together: `WHAT`.
+    Mismatch(String),
+}
+
+impl ConfigError {
+    pub fn new(kind: ConfigErrorKind) -> ConfigError {
+        ConfigError { kind }
+    }
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use ConfigErrorKind::*;
+        match &self.kind {
+            Unreadable { path, why } => {
+                write!(f, "{}: cannot read the config: {why}", path.display())
+            }
+            NotText { path, at } => write!(f, "{}:{at}", path.display()),
+            Value {
+                path,
+                line,
+                col,
+                key,
+                what,
+            } => {
+                write!(f, "{}:{line}:{col}: ", path.display())?;
+                if let Some(key) = key {
+                    write!(f, "{key}: ")?;
+                }
+                f.write_str(what)
+            }
+            File { path, what } => write!(f, "{}: {what}", path.display()),
+            Flag { flag, what } => write!(f, "{flag}: {what}"),
+            Mismatch(what) => f.write_str(what),
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
 
 /// The validated settings: the config file's, with the command line's flags over them.
 #[derive(Clone, Debug)]
@@ -152,7 +212,9 @@ mod tests {
     use shakmaty::Color;
 
     fn err(text: &str) -> String {
-        Settings::parse(Path::new("test.toml"), text).unwrap_err().0
+        Settings::parse(Path::new("test.toml"), text)
+            .unwrap_err()
+            .to_string()
     }
 
     #[test]
