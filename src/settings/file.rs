@@ -386,6 +386,47 @@ pub(super) fn parse(
     text: &str,
     warnings: &mut Vec<String>,
 ) -> Result<Settings, ConfigError> {
+    let raw = read_toml(path, text)?;
+    let cx = Ctx { path, text };
+    let (mut settings, lang, style, files) = engine_settings(&cx, &raw)?;
+    let words = speech_words(&cx, &raw.speech, (lang, style, files))?;
+    let speech = speech_config(&cx, &raw, lang)?;
+    let gpio = gpio_config(&cx, &raw.gpio)?;
+    let control = control_config(&cx, &raw.control)?;
+    let web = web_listen(&cx, &raw.web)?;
+    let (mqtt, has_url) = mqtt_config(&cx, &raw.mqtt)?;
+    if let (Some(m), Some(u)) = (&mqtt, &raw.mqtt.url) {
+        if has_url && !m.url.tls && (m.url.password.is_some() || m.password.is_some()) {
+            let (line, col) = line_col(text, u.span().start);
+            warnings.push(format!(
+                "{}:{line}:{col}: mqtt.url: the password goes over the network unencrypted \
+                 (mqtt://); use mqtts:// to keep it secret",
+                path.display()
+            ));
+        }
+    }
+    settings.pgn_tags = game_tags(&cx, &raw.game)?;
+    let boards = boards_config(&cx, &raw.board)?;
+    let mut cfg = Settings {
+        engine: settings,
+        lang,
+        style,
+        files,
+        words,
+        speech,
+        gpio,
+        control,
+        boards,
+        web,
+        mqtt: mqtt.as_ref().filter(|_| has_url).cloned(),
+        mqtt_partial: mqtt,
+    };
+    cfg.rebuild_phrases();
+    Ok(cfg)
+}
+
+/// The TOML text as written, every value with its place; at least one board.
+fn read_toml(path: &Path, text: &str) -> Result<RawConfig<Vec<RawBoard>>, ConfigError> {
     // Several boards are written as [[board]] tables, one board as [board].
     let many = text
         .lines()
@@ -434,7 +475,15 @@ pub(super) fn parse(
     if raw.board.is_empty() {
         raw.board.push(RawBoard::default());
     }
-    let cx = Ctx { path, text };
+    Ok(raw)
+}
+
+/// The engine's settings (`[rules]`, the first board's timings, `[clock]`, the voice's level),
+/// and the announcements' language, style and file words.
+fn engine_settings(
+    cx: &Ctx,
+    raw: &RawConfig<Vec<RawBoard>>,
+) -> Result<(crate::engine::Settings, Lang, Style, FileWords), ConfigError> {
     let d = crate::engine::Settings::default();
     let first = &raw.board[0];
     let promotion_default = match &raw.rules.promotion_default {
@@ -465,7 +514,7 @@ pub(super) fn parse(
     let lang: Lang = cx.parse(&raw.speech.lang, "speech.lang", Lang::default())?;
     let style: Style = cx.parse(&raw.speech.style, "speech.style", Style::default())?;
     let files: FileWords = cx.parse(&raw.speech.files, "speech.files", FileWords::default())?;
-    let mut settings = crate::engine::Settings {
+    let settings = crate::engine::Settings {
         rules: cx.parse(&raw.rules.profile, "rules.profile", RuleProfile::default())?,
         mode: cx.parse(&raw.rules.mode, "rules.mode", Mode::default())?,
         debounce_ms: cx.millis(
@@ -547,9 +596,18 @@ pub(super) fn parse(
         pgn_tags: Vec::new(),
         phrases: Phrases::new(lang, style, files),
     };
+    Ok((settings, lang, style, files))
+}
+
+/// `[speech.words]`: each word checked in the language (its key, its placeholders).
+fn speech_words(
+    cx: &Ctx,
+    sp: &RawSpeech,
+    (lang, style, files): (Lang, Style, FileWords),
+) -> Result<Vec<(String, toml::Value)>, ConfigError> {
     let mut words = Vec::new();
     let mut probe = Phrases::new(lang, style, files);
-    for (key, value) in raw.speech.words.iter().flatten() {
+    for (key, value) in sp.words.iter().flatten() {
         probe
             .words
             .set(key, value.get_ref())
@@ -560,6 +618,15 @@ pub(super) fn parse(
         }
         words.push((key.clone(), value.get_ref().clone()));
     }
+    Ok(words)
+}
+
+/// `[speech]` and `[announce]`: how the announcements are spoken, and which.
+fn speech_config(
+    cx: &Ctx,
+    raw: &RawConfig<Vec<RawBoard>>,
+    lang: Lang,
+) -> Result<SpeechConfig, ConfigError> {
     let sp = &raw.speech;
     let d = SpeechConfig::default();
     let listener = match &raw.announce.listener {
@@ -625,9 +692,12 @@ pub(super) fn parse(
             },
         },
     };
-    let gpio = gpio_config(&cx, &raw.gpio)?;
-    let control = control_config(&cx, &raw.control)?;
-    let web = match &raw.web.listen {
+    Ok(speech)
+}
+
+/// `[web]`: the web view's address, if any.
+fn web_listen(cx: &Ctx, w: &RawWeb) -> Result<Option<String>, ConfigError> {
+    Ok(match &w.listen {
         Some(l) if !l.get_ref().trim().is_empty() => {
             let addr = l.get_ref().trim();
             if addr.parse::<std::net::SocketAddr>().is_err() {
@@ -643,29 +713,22 @@ pub(super) fn parse(
             Some(addr.to_string())
         }
         _ => None,
-    };
-    let (mqtt, has_url) = mqtt_config(&cx, &raw.mqtt)?;
-    if let (Some(m), Some(u)) = (&mqtt, &raw.mqtt.url) {
-        if has_url && !m.url.tls && (m.url.password.is_some() || m.password.is_some()) {
-            let (line, col) = line_col(text, u.span().start);
-            warnings.push(format!(
-                "{}:{line}:{col}: mqtt.url: the password goes over the network unencrypted \
-                     (mqtt://); use mqtts:// to keep it secret",
-                path.display()
-            ));
-        }
-    }
-    settings.pgn_tags = game_tags(&cx, &raw.game)?;
+    })
+}
+
+/// The `[board]` table or the `[[board]]` tables: each board's settings, each with its own
+/// name, and with several boards each with its own player.
+fn boards_config(cx: &Ctx, raw_boards: &[RawBoard]) -> Result<Vec<BoardSettings>, ConfigError> {
     let mut boards: Vec<BoardSettings> = Vec::new();
-    for (i, b) in raw.board.iter().enumerate() {
+    for (i, b) in raw_boards.iter().enumerate() {
         let key = |k: &str| {
-            if raw.board.len() > 1 {
+            if raw_boards.len() > 1 {
                 format!("board[{}].{k}", i + 1)
             } else {
                 format!("board.{k}")
             }
         };
-        let spec = board_spec(&cx, b, &key("driver"))?;
+        let spec = board_spec(cx, b, &key("driver"))?;
         let dl = LinkSettings::default();
         let link = LinkSettings {
             orientation: cx.parse::<Orientation>(
@@ -703,7 +766,7 @@ pub(super) fn parse(
             .name
             .as_ref()
             .map_or_else(|| format!("board{}", i + 1), |n| n.get_ref().clone());
-        let name = if raw.board.len() == 1 && b.name.is_none() {
+        let name = if raw_boards.len() == 1 && b.name.is_none() {
             "board".to_string()
         } else {
             name
@@ -723,8 +786,8 @@ pub(super) fn parse(
         });
     }
     // Several boards: each player at his own board.
-    if raw.board.len() > 1 {
-        for (i, b) in raw.board.iter().enumerate() {
+    if raw_boards.len() > 1 {
+        for (i, b) in raw_boards.iter().enumerate() {
             let p = boards[i].player;
             let taken = boards[..i].iter().any(|o| o.player == p);
             if p.is_none() || taken {
@@ -740,22 +803,7 @@ pub(super) fn parse(
             }
         }
     }
-    let mut cfg = Settings {
-        engine: settings,
-        lang,
-        style,
-        files,
-        words,
-        speech,
-        gpio,
-        control,
-        boards,
-        web,
-        mqtt: mqtt.as_ref().filter(|_| has_url).cloned(),
-        mqtt_partial: mqtt,
-    };
-    cfg.rebuild_phrases();
-    Ok(cfg)
+    Ok(boards)
 }
 
 /// `[mqtt]`: the broker's settings (with a placeholder address when no url is given, for
