@@ -1,8 +1,8 @@
 //! One place for settings: the config file and the command line's flags become one validated
 //! [`Settings`], here and nowhere else.
 //!
-//! [`Settings::load`] reads the file ([`file`]: TOML, each error with its file:line:col), then
-//! puts the flags given over it ([`flags`]), each value checked once. `run` loads its settings
+//! [`Settings::load`] reads the file (`file.rs`: TOML, each error with its file:line:col), then
+//! puts the flags given over it (`flags.rs`), each value checked once. `run` loads its settings
 //! this way at start and again at SIGHUP. Each board's own settings are a [`BoardSettings`];
 //! the subsystems' settings live with them (`board::gpio_settings`, `control::settings`,
 //! `mqtt::MqttSettings`, `speech::speaker::SpeechConfig`, the engine's `engine::Settings`), and
