@@ -9,6 +9,7 @@ pub mod dgt;
 pub mod discover;
 pub mod diy;
 pub mod gpio;
+pub mod gpio_settings;
 pub mod serial;
 pub mod timebase;
 

@@ -11,6 +11,7 @@ pub mod buttons;
 mod command;
 pub mod keypad;
 pub mod keys;
+pub mod settings;
 pub mod socket;
 
 use std::str::FromStr;

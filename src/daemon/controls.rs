@@ -7,9 +7,9 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 
 use crate::board::gpio;
-use crate::config::ControlConfig;
 use crate::control::buttons::{self, CdevButtons};
 use crate::control::keypad;
+use crate::control::settings::ControlConfig;
 
 /// A command line from the control socket, a keypad or a button, and where its answer goes
 /// (keys and buttons want none: the answer is spoken).

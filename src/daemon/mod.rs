@@ -20,7 +20,7 @@ use tokio::sync::mpsc;
 use tokio::time::{sleep_until, Instant};
 
 use crate::board::{DriverMsg, Timebase};
-use crate::config::ControlConfig;
+use crate::control::settings::ControlConfig;
 use crate::engine::table::Table;
 use crate::engine::{Engine, Event, Millis, Priority, Resumed, Settings};
 use crate::notify::Notifier;

@@ -11,9 +11,9 @@ use tokio::time::Instant;
 
 use super::outputs::lights::Lights;
 use crate::board::gpio::{self, CdevPins, Mapping, Pins, Wiring};
+use crate::board::gpio_settings::{GpioConfig, GpioWiring};
 use crate::board::serial::{self, Protocol, Show};
 use crate::board::{BoardSpec, DriverMsg, LinkSettings, Timebase};
-use crate::config::{GpioConfig, GpioWiring};
 use crate::engine::Millis;
 use crate::sim::SimInput;
 

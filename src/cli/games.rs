@@ -1,0 +1,106 @@
+//! `chessboardd games`: the games kept in the state directory, listed or printed.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use chessboardd::pgn;
+
+use super::Fail;
+
+#[derive(clap::Args)]
+pub struct GamesArgs {
+    /// The daemon's state directory (run --state-dir)
+    #[arg(long, value_name = "DIR", default_value = "/var/lib/chessboardd")]
+    pub state_dir: PathBuf,
+    /// Print game N as PGN (1 = the most recent)
+    #[arg(long, value_name = "N")]
+    pub pgn: Option<usize>,
+    /// Print game N as a Braille scoresheet (BRF: 40 cells, 25 lines a page), by liblouis
+    #[arg(long, value_name = "N", conflicts_with = "pgn")]
+    pub brf: Option<usize>,
+    /// The liblouis table for --brf
+    #[arg(long, value_name = "TABLE", default_value = chessboardd::brf::DEFAULT_TABLE)]
+    pub table: String,
+}
+
+pub fn run(args: GamesArgs) -> Result<(), Fail> {
+    list(
+        &args.state_dir,
+        args.pgn,
+        args.brf.map(|n| (n, args.table.as_str())),
+    )
+}
+
+/// Lists the games of a state directory, or prints one.
+fn list(state_dir: &Path, pgn: Option<usize>, brf: Option<(usize, &str)>) -> Result<(), Fail> {
+    let kept = chessboardd::record::games_reporting(state_dir, |path, e| {
+        eprintln!(
+            "{}: cannot read it ({e}); the other games are listed",
+            path.display()
+        )
+    })
+    .map_err(|e| Fail(1, format!("{}: {e}", state_dir.display())))?;
+    let mut out = std::io::stdout().lock();
+    if let Some((n, table)) = brf {
+        let game = n.checked_sub(1).and_then(|i| kept.get(i)).ok_or_else(|| {
+            Fail(
+                1,
+                format!(
+                    "no game {n} in {} ({} kept)",
+                    state_dir.display(),
+                    kept.len()
+                ),
+            )
+        })?;
+        let sheet = chessboardd::brf::scoresheet(&game.pgn, table).map_err(|e| Fail(1, e))?;
+        let _ = out.write_all(sheet.as_bytes());
+        return Ok(());
+    }
+    match pgn {
+        Some(n) => {
+            let game = n.checked_sub(1).and_then(|i| kept.get(i)).ok_or_else(|| {
+                Fail(
+                    1,
+                    format!(
+                        "no game {n} in {} ({} kept; 1 is the most recent)",
+                        state_dir.display(),
+                        kept.len()
+                    ),
+                )
+            })?;
+            let _ = write!(out, "{}", game.pgn);
+        }
+        None => {
+            if kept.is_empty() {
+                let _ = writeln!(out, "no games in {}", state_dir.display());
+            }
+            for (i, g) in kept.iter().enumerate() {
+                let tag = |k: &str| {
+                    g.pgn
+                        .lines()
+                        .find_map(|l| l.strip_prefix(&format!("[{k} \"")))
+                        .and_then(|v| v.strip_suffix("\"]"))
+                        .unwrap_or("?")
+                        .to_string()
+                };
+                let moves = pgn::parse(&g.pgn)
+                    .ok()
+                    .and_then(|games| games.into_iter().next())
+                    .map_or(0, |game| game.moves.len().div_ceil(2));
+                let state = if g.unfinished {
+                    "unfinished".to_string()
+                } else {
+                    format!("{} {}", tag("Result"), tag("Termination"))
+                };
+                let _ = writeln!(
+                    out,
+                    "{:>3}  {}  {:>3} moves  {state}",
+                    i + 1,
+                    g.started,
+                    moves
+                );
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,117 @@
+//! `chessboardd simulate`: a serial board on a pseudo-terminal, for trying and testing the
+//! daemon.
+
+use std::path::PathBuf;
+
+use chessboardd::board::BoardProtocol;
+use chessboardd::pgn;
+use chessboardd::sim::pty::{self as simulate, SimOptions};
+use shakmaty::Chess;
+
+use super::{Fail, EXIT_CONFIG};
+
+#[derive(clap::Args)]
+pub struct SimulateArgs {
+    /// One of the board protocols' table
+    #[arg(long, help = chessboardd::board::protocol_choice())]
+    pub protocol: String,
+    /// Where to put a symlink to the pseudo-terminal (give it to run --board PROTOCOL:PATH)
+    #[arg(long, value_name = "PATH")]
+    pub link: PathBuf,
+    /// Play this game's moves once the host has connected (the first game of the file)
+    #[arg(long, value_name = "GAME.pgn")]
+    pub pgn: Option<PathBuf>,
+    /// How much faster than people the simulated players move
+    #[arg(long, default_value_t = 1.0, value_parser = super::parse_speed)]
+    pub speed: f64,
+    /// Send garbage bytes and corrupted frames now and then
+    #[arg(long)]
+    pub glitch: bool,
+    /// The board stands the other way round (DGT, ChessLink)
+    #[arg(long)]
+    pub rotated: bool,
+    /// Pull the cable and plug it in again this many times during the game
+    #[arg(long, default_value_t = 0)]
+    pub reconnects: u32,
+    /// A second after move MOVES, hang for SECONDS: send and answer nothing, the port kept
+    /// open (the next move is made meanwhile; the players then wait for the board)
+    #[arg(long, value_name = "MOVES:SECONDS")]
+    pub silence: Option<String>,
+    /// (DGT) The sensor under SQUARE reports it every 200 ms throughout, unchanged
+    #[arg(long, value_name = "SQUARE")]
+    pub flicker: Option<String>,
+    /// When the host closes the port (a daemon that crashed), the players make up to MOVES
+    /// more moves before they wait for it
+    #[arg(long, value_name = "MOVES", default_value_t = 0)]
+    pub play_on: u32,
+}
+
+pub fn run(f: SimulateArgs) -> Result<(), Fail> {
+    let protocol = BoardProtocol::parse(&f.protocol)
+        .map_err(|e| Fail(EXIT_CONFIG, format!("--protocol: {e}")))?;
+    let silence = f
+        .silence
+        .as_deref()
+        .map(simulate::parse_silence)
+        .transpose()
+        .map_err(|e| Fail(EXIT_CONFIG, format!("--silence: {e}")))?;
+    let flicker = f
+        .flicker
+        .as_deref()
+        .map(|sq| {
+            sq.parse::<shakmaty::Square>()
+                .map_err(|_| format!("'{sq}' is not a square (e.g. e4)"))
+        })
+        .transpose()
+        .map_err(|e| Fail(EXIT_CONFIG, format!("--flicker: {e}")))?;
+    if flicker.is_some() && !protocol.flickers {
+        return Err(Fail(
+            EXIT_CONFIG,
+            "--flicker is for DGT boards (--protocol dgt)".into(),
+        ));
+    }
+    let (start, moves) = match &f.pgn {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| Fail(1, format!("cannot read {}: {e}", p.display())))?;
+            let game = pgn::parse(&text)
+                .map_err(|e| Fail(1, format!("{}: {e}", p.display())))?
+                .into_iter()
+                .next()
+                .ok_or_else(|| Fail(1, format!("{}: no game", p.display())))?;
+            (game.start, game.moves)
+        }
+        None => (Chess::default(), Vec::new()),
+    };
+    let link = &f.link;
+    let opts = SimOptions {
+        protocol,
+        link: link.to_path_buf(),
+        start,
+        moves,
+        speed: f.speed,
+        glitch: f.glitch,
+        rotated: f.rotated,
+        reconnects: f.reconnects,
+        silence,
+        flicker,
+        play_on: f.play_on,
+        seed: 7,
+    };
+    eprintln!(
+        "chessboardd simulate: a {protocol:?} board at {}",
+        link.display()
+    );
+    let report = simulate::run(&opts).map_err(|e| Fail(1, format!("{}: {e}", link.display())))?;
+    eprintln!(
+        "chessboardd simulate: {} moves played, {} frames, {} glitches, {} reconnections, {} LED patterns, {} silences, {} flickers",
+        report.moves,
+        report.frames,
+        report.glitches,
+        report.reconnects,
+        report.leds,
+        report.silences,
+        report.flickers
+    );
+    Ok(())
+}
