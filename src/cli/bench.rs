@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 
 use chessboardd::pgn;
 use chessboardd::sim::{self, Gestures};
-use chessboardd::speech::phrase::Phrases;
 use chessboardd::speech::synth::Backend;
 use chessboardd::speech::tools;
+use chessboardd::words::Phrases;
 use shakmaty::san::SanPlus;
 use shakmaty::Chess;
 

@@ -8,9 +8,9 @@ use chessboardd::daemon::Source;
 use chessboardd::engine::EventKind;
 use chessboardd::settings::{Flags, Settings};
 use chessboardd::sim;
-use chessboardd::speech::phrase::Phrases;
 use chessboardd::speech::queue::Class;
 use chessboardd::speech::speaker::{spoken, Announce, Speaker, SpeechConfig};
+use chessboardd::words::Phrases;
 
 use super::{
     config_file, load_settings, position, start_speaker, termination, Fail, GameFlags, SpeechFlags,
@@ -350,7 +350,7 @@ impl Announcer {
         let Some(Err(e)) = state_dir.map(chessboardd::record::check_readable) else {
             return Ok(self);
         };
-        let text = chessboardd::speech::phrase::sentences(&self.phrases.words.record_unreadable);
+        let text = chessboardd::words::sentences(&self.phrases.words.record_unreadable);
         for s in self.speakers.iter_mut().flatten() {
             s.say(&text, Class::Error, None);
         }

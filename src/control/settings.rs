@@ -6,7 +6,7 @@ use super::buttons::ButtonConfig;
 use super::keypad::KeypadConfig;
 use super::keys::KeyMap;
 use crate::engine::Millis;
-use crate::speech::phrase::Phrases;
+use crate::words::Phrases;
 
 /// The controls: the socket, a keypad, buttons.
 #[derive(Clone, Debug, PartialEq, Eq)]

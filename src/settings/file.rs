@@ -21,9 +21,9 @@ use crate::engine::rules::{Mode, RuleProfile};
 use crate::engine::settings::TimeAnswer;
 use crate::engine::{Millis, VoiceLevel};
 use crate::speech::audio::Earcon;
-use crate::speech::phrase::{FileWords, Lang, Phrases, Style};
 use crate::speech::speaker::{Announce, SpeechConfig};
 use crate::speech::synth::{Backend, Voice};
+use crate::words::{FileWords, Lang, Phrases, Style};
 
 /// The config as written; `B` is one `[board]` or a list of `[[board]]`.
 #[derive(Debug, Default, Deserialize)]
@@ -613,7 +613,7 @@ fn speech_words(
             .set(key, value.get_ref())
             .or_else(|e| cx.err(value.span(), &format!("speech.words.{key}"), e))?;
         if let Some(text) = value.get_ref().as_str() {
-            crate::speech::phrase::check_placeholders(key, text)
+            crate::words::check_placeholders(key, text)
                 .or_else(|e| cx.err(value.span(), &format!("speech.words.{key}"), e))?;
         }
         words.push((key.clone(), value.get_ref().clone()));

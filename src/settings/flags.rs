@@ -8,8 +8,8 @@ use crate::broadcast::check_board_id;
 use crate::engine::clock::TimeControl;
 use crate::engine::rules::{Mode, RuleProfile};
 use crate::mqtt::{BrokerUrl, MqttSettings};
-use crate::speech::phrase::{Lang, Style};
 use crate::speech::synth::Backend;
+use crate::words::{Lang, Style};
 
 /// What the command line says over the config file; `None`: not given, the config's value
 /// stands. The values are as typed: [`Settings::load`] checks them.

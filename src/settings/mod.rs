@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use crate::board::gpio_settings::GpioConfig;
 use crate::control::settings::ControlConfig;
 use crate::mqtt::MqttSettings;
-use crate::speech::phrase::{FileWords, Lang, Phrases, Style};
 use crate::speech::speaker::SpeechConfig;
+use crate::words::{FileWords, Lang, Phrases, Style};
 
 mod board;
 mod file;

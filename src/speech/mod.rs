@@ -6,7 +6,6 @@ pub mod clips;
 #[cfg(feature = "speech-dispatcher")]
 pub mod dispatcher;
 pub mod espeak;
-pub mod phrase;
 pub mod queue;
 pub mod speaker;
 pub mod synth;

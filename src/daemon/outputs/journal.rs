@@ -8,7 +8,7 @@ use super::{Batch, Finishing, Output};
 use crate::engine::Resumed;
 use crate::engine::{Engine, Event, EventKind, Millis, Priority};
 use crate::record::{Journal, Recorded, Report};
-use crate::speech::phrase::Phrases;
+use crate::words::Phrases;
 
 /// The record of the game in the state directory.
 pub struct Record {
@@ -133,7 +133,7 @@ fn record_report(r: &Report, phrases: &Phrases) -> (String, Priority) {
         Report::Blocked { .. } => Priority::Error,
         Report::Written { .. } => Priority::Info,
     };
-    (crate::speech::phrase::sentences(text), priority)
+    (crate::words::sentences(text), priority)
 }
 
 /// The log line of a change in whether the record reaches the disk.
