@@ -32,10 +32,10 @@ test: deps lint
 	awk '/^test result:/ { p += $$4; f += $$6 } END { printf "tests: %d passed, %d failed\n", p, f }' target/test.log; \
 	exit $$status
 
-# The quick lane for the edit-compile loop: fmt, clippy, the unit tests and the scenarios (no
+# The quick lane for the edit-compile loop: fmt, clippy, the unit tests, the layers and the scenarios (no
 # boards on pseudo-terminals, no daemons, no browser). `make test` runs everything, as CI does.
 check: lint
-	$(CARGO) test --lib --test scenarios --test pulled_cables --test dead_positions
+	$(CARGO) test --lib --test layers --test scenarios --test pulled_cables --test dead_positions
 
 # fmt and clippy come with rustup's default profile; skipped with a note where they are missing.
 lint:

@@ -2,9 +2,9 @@
 //! real (monotonic) time, fires the engine's timers, takes commands, and hands the events to
 //! the outputs.
 //!
-//! - [`source`]: where readings come from (simulated, serial, GPIO) and the driver threads;
-//! - [`controls`]: a keypad and GPIO buttons (the socket is `control::socket`);
-//! - [`outputs`]: where events go (the record, the lights, the broker, the web view, systemd,
+//! - `source`: where readings come from (simulated, serial, GPIO) and the driver threads;
+//! - `controls`: a keypad and GPIO buttons (the socket is `control::socket`);
+//! - `outputs`: where events go (the record, the lights, the broker, the web view, systemd,
 //!   the caller), all behind one trait, in one list.
 
 mod controls;

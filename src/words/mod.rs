@@ -662,37 +662,4 @@ mod tests {
             "unknown file words 'runes' (accepted: phonetic, nato, letters)"
         );
     }
-
-    /// The layer rule for the two lowest layers: the words import nothing of the crate but
-    /// themselves; the engine imports only itself and the words (not speech, the controls, the
-    /// boards or the daemon).
-    #[test]
-    fn the_words_and_the_engine_import_nothing_above_them() {
-        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-        for (dir, allowed) in [
-            ("words", &["words", "named"][..]),
-            ("engine", &["engine", "words", "named"][..]),
-        ] {
-            for entry in std::fs::read_dir(src.join(dir)).unwrap() {
-                let path = entry.unwrap().path();
-                if path.extension().is_none_or(|e| e != "rs") {
-                    continue;
-                }
-                let text = std::fs::read_to_string(&path).unwrap();
-                // Made here, so that this file does not hold it.
-                let needle = ["crate", "::"].concat();
-                for (at, _) in text.match_indices(&needle) {
-                    let module: String = text[at + needle.len()..]
-                        .chars()
-                        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                        .collect();
-                    assert!(
-                        allowed.contains(&module.as_str()),
-                        "{} imports {needle}{module}",
-                        path.display()
-                    );
-                }
-            }
-        }
-    }
 }
