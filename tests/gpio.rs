@@ -2,11 +2,12 @@
 //! wiring: rows driven, registers latched and shifted): people's moves with contact bounce and
 //! pieces slid over squares come out as the game's moves.
 
+use std::io;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use chessboardd::board::gpio::{Mapping, Pins, SimPins, Wiring};
+use chessboardd::board::gpio::{self, Mapping, Pins, SimPins, Wiring};
 use chessboardd::daemon::{self, Source};
 use chessboardd::engine::debounce::EMPTY;
 use chessboardd::engine::{EventKind, Reading, Settings};
@@ -192,22 +193,22 @@ struct FailingPins {
 }
 
 impl Pins for FailingPins {
-    fn set(&mut self, line: u32, high: bool) -> Result<(), String> {
+    fn set(&mut self, line: u32, high: bool) -> Result<(), gpio::Error> {
         if self.failing.load(Ordering::Relaxed) {
-            return Err("Input/output error".into());
+            return Err(io::Error::other("Input/output error").into());
         }
         self.inner.set(line, high)
     }
-    fn get(&mut self, line: u32) -> Result<bool, String> {
+    fn get(&mut self, line: u32) -> Result<bool, gpio::Error> {
         if self.failing.load(Ordering::Relaxed) {
-            return Err("Input/output error".into());
+            return Err(io::Error::other("Input/output error").into());
         }
         self.inner.get(line)
     }
-    fn reopen(&mut self) -> Result<(), String> {
+    fn reopen(&mut self) -> Result<(), gpio::Error> {
         self.reopened.fetch_add(1, Ordering::Relaxed);
         if self.failing.load(Ordering::Relaxed) {
-            return Err("No such device".into());
+            return Err(io::Error::other("No such device").into());
         }
         Ok(())
     }

@@ -16,14 +16,47 @@ use shakmaty::Square;
 use super::{DriverMsg, DriverTx, Timebase};
 use crate::engine::{LinkState, Reading};
 
+/// What can go wrong with GPIO lines: finding them, requesting them, setting and reading them.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// No line has this name on any chip.
+    #[error("no GPIO line named '{0}'")]
+    NoLineNamed(String),
+    /// The wiring has a row or column of lines that is not eight long.
+    #[error("8 lines needed")]
+    NotEightLines { found: usize },
+    /// The lines cannot be requested: the chip cannot be opened, or a line is not on it or is
+    /// held by another program.
+    #[error("{chip}: {source}")]
+    Request {
+        chip: String,
+        source: gpiocdev::Error,
+    },
+    /// The lines are not held (requesting them again failed).
+    #[error("{chip}: the lines are not requested")]
+    NotRequested { chip: String },
+    /// A line cannot be set.
+    #[error("{source}")]
+    Set { line: u32, source: gpiocdev::Error },
+    /// A line cannot be read.
+    #[error("{source}")]
+    Read { line: u32, source: gpiocdev::Error },
+    /// The line read is not one of the wiring's inputs (simulated pins).
+    #[error("not an input")]
+    NotAnInput { line: u32 },
+    /// The system's error, from pins other than the kernel's character device.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
+
 /// GPIO lines, by offset on one chip. `true` is a high level.
 pub trait Pins: Send {
-    fn set(&mut self, line: u32, high: bool) -> Result<(), String>;
-    fn get(&mut self, line: u32) -> Result<bool, String>;
+    fn set(&mut self, line: u32, high: bool) -> Result<(), Error>;
+    fn get(&mut self, line: u32) -> Result<bool, Error>;
     /// Lets driven lines settle before they are read (real wires have capacitance).
     fn settle(&mut self) {}
     /// Gives the lines back and requests them again (after they failed to read).
-    fn reopen(&mut self) -> Result<(), String> {
+    fn reopen(&mut self) -> Result<(), Error> {
         Ok(())
     }
 }
@@ -95,7 +128,7 @@ impl Mapping {
 }
 
 /// Reads all 64 switches once.
-pub fn scan(wiring: &Wiring, pins: &mut dyn Pins) -> Result<u64, String> {
+pub fn scan(wiring: &Wiring, pins: &mut dyn Pins) -> Result<u64, Error> {
     let mut sensors = 0u64;
     match wiring {
         Wiring::Matrix { rows, cols } => {
@@ -157,7 +190,7 @@ impl SimPins {
 }
 
 impl Pins for SimPins {
-    fn set(&mut self, line: u32, high: bool) -> Result<(), String> {
+    fn set(&mut self, line: u32, high: bool) -> Result<(), Error> {
         let was = self.level.insert(line, high).unwrap_or(true);
         if let Wiring::ShiftRegister { load, clock, .. } = self.wiring {
             if line == load && !high {
@@ -171,11 +204,14 @@ impl Pins for SimPins {
         Ok(())
     }
 
-    fn get(&mut self, line: u32) -> Result<bool, String> {
+    fn get(&mut self, line: u32) -> Result<bool, Error> {
         let sensors = self.sensors.load(Ordering::Relaxed);
         let closed = match &self.wiring {
             Wiring::Matrix { rows, cols } => {
-                let c = cols.iter().position(|l| *l == line).ok_or("not an input")?;
+                let c = cols
+                    .iter()
+                    .position(|l| *l == line)
+                    .ok_or(Error::NotAnInput { line })?;
                 rows.iter().enumerate().any(|(r, row)| {
                     !self.level.get(row).copied().unwrap_or(true)
                         && sensors & (1 << (8 * r + c)) != 0
@@ -183,7 +219,7 @@ impl Pins for SimPins {
             }
             Wiring::ShiftRegister { data, .. } => {
                 if line != *data {
-                    return Err("not an input".into());
+                    return Err(Error::NotAnInput { line });
                 }
                 self.shift < 64 && self.latched & (1 << self.shift) != 0
             }
@@ -191,7 +227,7 @@ impl Pins for SimPins {
                 let i = lines
                     .iter()
                     .position(|l| *l == line)
-                    .ok_or("not an input")?;
+                    .ok_or(Error::NotAnInput { line })?;
                 sensors & (1 << i) != 0
             }
         };
@@ -208,7 +244,7 @@ pub struct CdevPins {
 }
 
 impl CdevPins {
-    pub fn open(chip: &str, wiring: &Wiring) -> Result<CdevPins, String> {
+    pub fn open(chip: &str, wiring: &Wiring) -> Result<CdevPins, Error> {
         Ok(CdevPins {
             chip: chip.to_string(),
             wiring: wiring.clone(),
@@ -219,8 +255,11 @@ impl CdevPins {
     fn request(
         chip: &str,
         wiring: &Wiring,
-    ) -> Result<(gpiocdev::Request, gpiocdev::Request), String> {
-        let err = |e: gpiocdev::Error| format!("{chip}: {e}");
+    ) -> Result<(gpiocdev::Request, gpiocdev::Request), Error> {
+        let err = |source| Error::Request {
+            chip: chip.to_string(),
+            source,
+        };
         let outputs = gpiocdev::Request::builder()
             .on_chip(chip)
             .with_consumer("chessboardd")
@@ -239,15 +278,15 @@ impl CdevPins {
         Ok((outputs, inputs))
     }
 
-    fn lines(&self) -> Result<&(gpiocdev::Request, gpiocdev::Request), String> {
-        self.lines
-            .as_ref()
-            .ok_or_else(|| format!("{}: the lines are not requested", self.chip))
+    fn lines(&self) -> Result<&(gpiocdev::Request, gpiocdev::Request), Error> {
+        self.lines.as_ref().ok_or_else(|| Error::NotRequested {
+            chip: self.chip.clone(),
+        })
     }
 }
 
 impl Pins for CdevPins {
-    fn set(&mut self, line: u32, high: bool) -> Result<(), String> {
+    fn set(&mut self, line: u32, high: bool) -> Result<(), Error> {
         let v = if high {
             gpiocdev::line::Value::Active
         } else {
@@ -256,20 +295,20 @@ impl Pins for CdevPins {
         self.lines()?
             .0
             .set_value(line, v)
-            .map_err(|e| e.to_string())
+            .map_err(|source| Error::Set { line, source })
     }
     fn settle(&mut self) {
         // A few microseconds are enough; the scheduler may make it longer, which costs no CPU.
         std::thread::sleep(Duration::from_micros(5));
     }
-    fn get(&mut self, line: u32) -> Result<bool, String> {
+    fn get(&mut self, line: u32) -> Result<bool, Error> {
         self.lines()?
             .1
             .value(line)
             .map(|v| v == gpiocdev::line::Value::Active)
-            .map_err(|e| e.to_string())
+            .map_err(|source| Error::Read { line, source })
     }
-    fn reopen(&mut self) -> Result<(), String> {
+    fn reopen(&mut self) -> Result<(), Error> {
         // The old requests go first: the lines cannot be held twice.
         self.lines = None;
         self.lines = Some(Self::request(&self.chip, &self.wiring)?);
@@ -278,12 +317,12 @@ impl Pins for CdevPins {
 }
 
 /// Finds a line by number or by name (the name the board's device tree or the expander gives).
-pub fn line_offset(spec: &str) -> Result<(Option<String>, u32), String> {
+pub fn line_offset(spec: &str) -> Result<(Option<String>, u32), Error> {
     if let Ok(n) = spec.parse::<u32>() {
         return Ok((None, n));
     }
     let found =
-        gpiocdev::find_named_line(spec).ok_or_else(|| format!("no GPIO line named '{spec}'"))?;
+        gpiocdev::find_named_line(spec).ok_or_else(|| Error::NoLineNamed(spec.to_string()))?;
     Ok((
         Some(found.chip.to_string_lossy().to_string()),
         found.info.offset,
@@ -492,6 +531,33 @@ mod tests {
             sensors.store(odd, Ordering::Relaxed);
             assert_eq!(scan(&wiring, &mut pins).unwrap(), odd, "{wiring:?}");
         }
+    }
+
+    #[test]
+    fn errors_say_what_they_said_as_strings() {
+        let wiring = Wiring::Direct { lines: vec![1, 2] };
+        let mut pins = SimPins::new(wiring, Arc::new(AtomicU64::new(0)));
+        let e = pins.get(3).unwrap_err();
+        assert!(matches!(e, Error::NotAnInput { line: 3 }));
+        assert_eq!(e.to_string(), "not an input");
+        assert_eq!(
+            Error::NoLineNamed("ROW1".into()).to_string(),
+            "no GPIO line named 'ROW1'"
+        );
+        assert_eq!(
+            Error::NotEightLines { found: 7 }.to_string(),
+            "8 lines needed"
+        );
+        assert_eq!(
+            Error::NotRequested {
+                chip: "/dev/gpiochip0".into()
+            }
+            .to_string(),
+            "/dev/gpiochip0: the lines are not requested"
+        );
+        let io = Error::from(std::io::Error::other("Input/output error"));
+        assert_eq!(io.to_string(), "Input/output error");
+        assert!(std::error::Error::source(&io).is_some());
     }
 
     #[test]

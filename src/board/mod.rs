@@ -86,14 +86,30 @@ impl BoardProtocol {
     }
 
     /// The protocol called `name`, or an error naming the accepted ones.
-    pub fn parse(name: &str) -> Result<&'static BoardProtocol, String> {
-        BoardProtocol::named(name).ok_or_else(|| {
-            format!(
-                "unknown protocol '{name}' (accepted: {})",
-                protocol_names(", ")
-            )
-        })
+    pub fn parse(name: &str) -> Result<&'static BoardProtocol, ParseError> {
+        BoardProtocol::named(name).ok_or_else(|| ParseError::UnknownProtocol(name.to_string()))
     }
+}
+
+/// A protocol, a board or an orientation that is not one (`--board`, `--protocol`,
+/// `--orientation` and the config's board settings); each names what is accepted.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ParseError {
+    /// Not the name of one of the [`PROTOCOLS`].
+    #[error("unknown protocol '{0}' (accepted: {accepted})", accepted = protocol_names(", "))]
+    UnknownProtocol(String),
+    /// A board of this kind given without its path.
+    #[error("'{0}' needs a path: {0}:PATH")]
+    NeedsPath(String),
+    /// Not a board spec.
+    #[error(
+        "unknown board '{0}' (accepted: {accepted}:PATH, gpio, sim:GAME.pgn)",
+        accepted = protocol_names(":PATH, ")
+    )]
+    UnknownBoard(String),
+    /// Not an [`Orientation`].
+    #[error("'{0}' is not an orientation (accepted: auto, normal, reversed)")]
+    NotAnOrientation(String),
 }
 
 /// The protocols' names, joined by `sep`.
@@ -189,15 +205,15 @@ impl BoardSpec {
 }
 
 impl FromStr for BoardSpec {
-    type Err = String;
-    fn from_str(s: &str) -> Result<BoardSpec, String> {
+    type Err = ParseError;
+    fn from_str(s: &str) -> Result<BoardSpec, ParseError> {
         if s == "gpio" {
             return Ok(BoardSpec::Gpio);
         }
         let (kind, arg) = s.split_once(':').unwrap_or((s, ""));
         let path = || {
             if arg.is_empty() {
-                Err(format!("'{kind}' needs a path: {kind}:PATH"))
+                Err(ParseError::NeedsPath(kind.to_string()))
             } else {
                 Ok(PathBuf::from(arg))
             }
@@ -207,10 +223,7 @@ impl FromStr for BoardSpec {
         }
         match BoardProtocol::named(kind) {
             Some(proto) => Ok(BoardSpec::Serial(proto, path()?)),
-            None => Err(format!(
-                "unknown board '{s}' (accepted: {}:PATH, gpio, sim:GAME.pgn)",
-                protocol_names(":PATH, ")
-            )),
+            None => Err(ParseError::UnknownBoard(s.to_string())),
         }
     }
 }
@@ -229,15 +242,13 @@ pub enum Orientation {
 }
 
 impl FromStr for Orientation {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Orientation, String> {
+    type Err = ParseError;
+    fn from_str(s: &str) -> Result<Orientation, ParseError> {
         match s {
             "auto" => Ok(Orientation::Auto),
             "normal" => Ok(Orientation::Normal),
             "reversed" => Ok(Orientation::Reversed),
-            _ => Err(format!(
-                "'{s}' is not an orientation (accepted: auto, normal, reversed)"
-            )),
+            _ => Err(ParseError::NotAnOrientation(s.to_string())),
         }
     }
 }
@@ -356,15 +367,29 @@ mod tests {
             );
             assert_eq!(parsed.to_string(), spec);
             assert_eq!(BoardProtocol::parse(proto.name), Ok(proto));
-            let err = "nope:x".parse::<BoardSpec>().unwrap_err();
+            let err = "nope:x".parse::<BoardSpec>().unwrap_err().to_string();
             assert!(err.contains(&format!("{}:PATH", proto.name)), "{err}");
             assert!(BoardProtocol::parse("nope")
                 .unwrap_err()
+                .to_string()
                 .contains(proto.name));
         }
         assert_eq!(
-            "dgt".parse::<BoardSpec>().unwrap_err(),
+            "dgt".parse::<BoardSpec>().unwrap_err().to_string(),
             "'dgt' needs a path: dgt:PATH"
+        );
+        assert_eq!(
+            "nope:x".parse::<BoardSpec>().unwrap_err().to_string(),
+            "unknown board 'nope:x' (accepted: diy:PATH, dgt:PATH, chesslink:PATH, gpio, \
+             sim:GAME.pgn)"
+        );
+        assert_eq!(
+            BoardProtocol::parse("nope").unwrap_err().to_string(),
+            "unknown protocol 'nope' (accepted: diy, dgt, chesslink)"
+        );
+        assert_eq!(
+            "up".parse::<Orientation>().unwrap_err().to_string(),
+            "'up' is not an orientation (accepted: auto, normal, reversed)"
         );
     }
 

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::keys::{Binding, KeyEvent, KeyMap, Presses};
+use crate::board::gpio;
 use crate::engine::Millis;
 
 /// One button: its line (number or name) and what it does.
@@ -16,16 +17,33 @@ pub struct ButtonConfig {
     pub binding: Binding,
 }
 
+/// What can go wrong with the buttons' lines.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A button's line cannot be found.
+    #[error("{0}")]
+    Line(#[from] gpio::Error),
+    /// The buttons' lines cannot be requested.
+    #[error("{chip}: buttons: {source}")]
+    Request {
+        chip: String,
+        source: gpiocdev::Error,
+    },
+    /// A button's line cannot be read.
+    #[error("{source}")]
+    Read { line: u32, source: gpiocdev::Error },
+}
+
 /// Reads which buttons are pressed: bit i for button i.
 pub trait ButtonLines: Send {
-    fn pressed(&mut self) -> Result<u64, String>;
+    fn pressed(&mut self) -> Result<u64, Error>;
 }
 
 /// Simulated buttons: tests set the bits.
 pub struct SimButtons(pub Arc<AtomicU64>);
 
 impl ButtonLines for SimButtons {
-    fn pressed(&mut self) -> Result<u64, String> {
+    fn pressed(&mut self) -> Result<u64, Error> {
         Ok(self.0.load(Ordering::Relaxed))
     }
 }
@@ -37,7 +55,7 @@ pub struct CdevButtons {
 }
 
 impl CdevButtons {
-    pub fn open(chip: &str, offsets: Vec<u32>) -> Result<CdevButtons, String> {
+    pub fn open(chip: &str, offsets: Vec<u32>) -> Result<CdevButtons, Error> {
         let request = gpiocdev::Request::builder()
             .on_chip(chip)
             .with_consumer("chessboardd-buttons")
@@ -45,16 +63,22 @@ impl CdevButtons {
             .as_input()
             .with_bias(gpiocdev::line::Bias::PullUp)
             .request()
-            .map_err(|e| format!("{chip}: buttons: {e}"))?;
+            .map_err(|source| Error::Request {
+                chip: chip.to_string(),
+                source,
+            })?;
         Ok(CdevButtons { request, offsets })
     }
 }
 
 impl ButtonLines for CdevButtons {
-    fn pressed(&mut self) -> Result<u64, String> {
+    fn pressed(&mut self) -> Result<u64, Error> {
         let mut bits = 0;
         for (i, line) in self.offsets.iter().enumerate() {
-            let v = self.request.value(*line).map_err(|e| e.to_string())?;
+            let v = self.request.value(*line).map_err(|source| Error::Read {
+                line: *line,
+                source,
+            })?;
             if v == gpiocdev::line::Value::Inactive {
                 bits |= 1 << i;
             }

@@ -33,7 +33,7 @@ pub fn spawn_controls(
     }
     if !controls.buttons.is_empty() {
         let mut chip = gpio_chip.to_string();
-        let offsets: Result<Vec<u32>, String> = controls
+        let offsets: Result<Vec<u32>, buttons::Error> = controls
             .buttons
             .iter()
             .map(|b| {

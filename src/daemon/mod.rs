@@ -36,7 +36,7 @@ use outputs::web::WebView;
 use outputs::{Batch, EventJson, Output};
 
 pub use outputs::lights::Lights;
-pub use source::{gpio_wiring, spawn_driver, Source};
+pub use source::{gpio_wiring, spawn_driver, Source, SourceError};
 
 /// Time after a simulated board's last input, so pending timeouts (promotion, mismatch) fire.
 const TAIL_MS: Millis = 5_000;

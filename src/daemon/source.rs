@@ -17,6 +17,29 @@ use crate::board::{BoardSpec, DriverMsg, LinkSettings, Timebase};
 use crate::engine::Millis;
 use crate::sim::SimInput;
 
+/// Why a board's source cannot be made: its GPIO lines, or a simulated board's game.
+#[derive(Debug, thiserror::Error)]
+pub enum SourceError {
+    /// The GPIO lines cannot be found or requested.
+    #[error("{0}")]
+    Gpio(#[from] gpio::Error),
+    /// The simulated board's PGN file cannot be read.
+    #[error("{path}: {source}")]
+    ReadGame {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// The simulated board's PGN file does not parse.
+    #[error("{path}: {source}")]
+    ParseGame {
+        path: PathBuf,
+        source: crate::pgn::PgnError,
+    },
+    /// The simulated board's PGN file holds no game.
+    #[error("{path}: no game")]
+    NoGame { path: PathBuf },
+}
+
 /// Where the daemon's board readings come from.
 pub enum Source {
     /// A simulated board's inputs, at times of the daemon clock, and the position it starts in.
@@ -50,7 +73,7 @@ impl Source {
         spec: &BoardSpec,
         gpio: &GpioConfig,
         link: &LinkSettings,
-    ) -> Result<Source, String> {
+    ) -> Result<Source, SourceError> {
         Ok(match spec {
             BoardSpec::Gpio => {
                 let (chip, wiring) = gpio_wiring(gpio)?;
@@ -64,13 +87,20 @@ impl Source {
 
     /// The built-in simulated board playing the first game of a PGN file, its players moving
     /// their pieces as `gestures` says.
-    pub fn simulated(pgn: &Path, gestures: &crate::sim::Gestures) -> Result<Source, String> {
-        let text = std::fs::read_to_string(pgn).map_err(|e| format!("{}: {e}", pgn.display()))?;
-        let games = crate::pgn::parse(&text).map_err(|e| format!("{}: {e}", pgn.display()))?;
+    pub fn simulated(pgn: &Path, gestures: &crate::sim::Gestures) -> Result<Source, SourceError> {
+        let path = || pgn.to_path_buf();
+        let text = std::fs::read_to_string(pgn).map_err(|source| SourceError::ReadGame {
+            path: path(),
+            source,
+        })?;
+        let games = crate::pgn::parse(&text).map_err(|source| SourceError::ParseGame {
+            path: path(),
+            source,
+        })?;
         let game = games
             .into_iter()
             .next()
-            .ok_or_else(|| format!("{}: no game", pgn.display()))?;
+            .ok_or_else(|| SourceError::NoGame { path: path() })?;
         let inputs = crate::sim::game_inputs(&game.start, &game.moves, gestures, 1000);
         Ok(Source::Simulated(inputs, Box::new(game.start)))
     }
@@ -78,17 +108,19 @@ impl Source {
 
 /// The chip and the line offsets of the configured wiring (lines given by name are looked up;
 /// they must all be on one chip).
-pub fn gpio_wiring(cfg: &GpioConfig) -> Result<(String, Wiring), String> {
+pub fn gpio_wiring(cfg: &GpioConfig) -> Result<(String, Wiring), gpio::Error> {
     let mut chip = cfg.chip.clone();
-    let mut offset = |name: &String| -> Result<u32, String> {
+    let mut offset = |name: &String| -> Result<u32, gpio::Error> {
         let (found_chip, n) = gpio::line_offset(name)?;
         if let Some(c) = found_chip {
             chip = c;
         }
         Ok(n)
     };
-    let eight = |v: Vec<u32>| -> Result<[u32; 8], String> {
-        v.try_into().map_err(|_| "8 lines needed".to_string())
+    let eight = |v: Vec<u32>| -> Result<[u32; 8], gpio::Error> {
+        let found = v.len();
+        v.try_into()
+            .map_err(|_| gpio::Error::NotEightLines { found })
     };
     let wiring = match &cfg.wiring {
         GpioWiring::Matrix { rows, cols } => Wiring::Matrix {
@@ -147,4 +179,31 @@ pub fn spawn_driver(
             gpio::run(wiring, pins, mapping, rate, clock, tx, stop)
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_game_that_cannot_be_read_names_its_file() {
+        let missing = Path::new("/nonexistent/game.pgn");
+        let e = match Source::simulated(missing, &Default::default()) {
+            Err(e) => e,
+            Ok(_) => panic!("a missing file is read"),
+        };
+        let io = std::fs::read_to_string(missing).unwrap_err();
+        assert_eq!(e.to_string(), format!("/nonexistent/game.pgn: {io}"));
+        assert!(std::error::Error::source(&e)
+            .is_some_and(|s| s.downcast_ref::<std::io::Error>().is_some()));
+        assert_eq!(
+            SourceError::NoGame {
+                path: "g.pgn".into()
+            }
+            .to_string(),
+            "g.pgn: no game"
+        );
+        let gpio = SourceError::from(gpio::Error::NoLineNamed("ROW1".into()));
+        assert_eq!(gpio.to_string(), "no GPIO line named 'ROW1'");
+    }
 }

@@ -315,15 +315,17 @@ impl Ctx<'_> {
         }))
     }
 
-    fn parse<T: std::str::FromStr<Err = String>>(
-        &self,
-        v: &Option<Spanned<String>>,
-        key: &str,
-        default: T,
-    ) -> Result<T, ConfigError> {
+    fn parse<T>(&self, v: &Option<Spanned<String>>, key: &str, default: T) -> Result<T, ConfigError>
+    where
+        T: std::str::FromStr,
+        T::Err: std::fmt::Display,
+    {
         match v {
             None => Ok(default),
-            Some(s) => s.get_ref().parse().or_else(|e| self.err(s.span(), key, e)),
+            Some(s) => s
+                .get_ref()
+                .parse()
+                .or_else(|e: T::Err| self.err(s.span(), key, e.to_string())),
         }
     }
 
