@@ -48,6 +48,9 @@ pub enum Entry {
         time: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         time_control: Option<String>,
+        /// The config's PGN tags (players, event) when the game began.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        tags: Vec<(String, String)>,
     },
     /// A completed move, UCI, and both clocks after it; which ply of the game it is and the
     /// position after it (a journal of an older version has neither).
@@ -107,6 +110,8 @@ pub struct Recorded {
     pub date: String,
     pub time: String,
     pub time_control: Option<String>,
+    /// The config's PGN tags when the game began.
+    pub tags: Vec<(String, String)>,
     pub moves: Vec<(String, Option<(i64, i64)>)>,
     pub illegal: (u32, u32),
     pub clocks: Option<(i64, i64)>,
@@ -129,6 +134,7 @@ impl Recorded {
             date,
             time,
             time_control,
+            tags: Vec::new(),
             moves: Vec::new(),
             illegal: (0, 0),
             clocks: None,
@@ -166,6 +172,7 @@ impl Recorded {
             date: self.date.clone(),
             time: self.time.clone(),
             time_control: self.time_control.clone(),
+            tags: self.tags.clone(),
         }];
         let mut pos = self
             .start_fen
@@ -612,8 +619,10 @@ impl Journal {
             date: date.clone(),
             time: time.clone(),
             time_control: time_control.clone(),
+            tags: engine.settings().pgn_tags.clone(),
         }]));
         self.recorded = Recorded::new(fen, date, time, time_control);
+        self.recorded.tags = engine.settings().pgn_tags.clone();
         self.pgn_tags = tags(&self.recorded);
         self.serial = engine.games_started();
     }
@@ -780,15 +789,20 @@ fn tags(r: &Recorded) -> Vec<(&'static str, String)> {
 
 /// The PGN of a recorded game (an unfinished one has result `*`).
 pub fn recorded_pgn(r: &Recorded) -> Option<String> {
+    recorded_pgn_with(r, &r.tags)
+}
+
+/// The PGN of a recorded game with the config's tags (as the engine writes them).
+pub fn recorded_pgn_with(r: &Recorded, config: &[(String, String)]) -> Option<String> {
     let g = r.to_resumed().ok()?;
     let mut game = crate::engine::game::Game::new(g.start.clone());
-    for (m, _) in &g.moves {
+    for (m, clocks) in &g.moves {
         game.play(*m, 0);
+        if let Some(last) = game.plies.last_mut() {
+            last.clocks = *clocks;
+        }
     }
-    let mut t = tags(r);
-    if let Some(tc) = &r.time_control {
-        t.push(("TimeControl", tc.clone()));
-    }
+    let t = crate::engine::game::tag_set(config, &tags(r), r.time_control.clone());
     Some(game.to_pgn(&t))
 }
 
@@ -889,6 +903,7 @@ mod tests {
             date: "2026.11.30".into(),
             time: "10:00:00".into(),
             time_control: Some("300+2".into()),
+            tags: Vec::new(),
         }
     }
 

@@ -104,3 +104,161 @@ fn a_resumed_game_still_warns_of_low_time() {
         .collect();
     assert_eq!(warnings, [60_000], "the one-minute warning comes");
 }
+
+/// The `[%clk]` times of a PGN, in seconds, in the order of the moves.
+fn clk_seconds(pgn: &str) -> Vec<i64> {
+    pgn.split("[%clk ")
+        .skip(1)
+        .map(|rest| {
+            let hms = &rest[..rest.find(']').expect("a closed [%clk]")];
+            hms.split(':')
+                .map(|p| p.parse::<i64>().expect("a number"))
+                .fold(0, |acc, p| acc * 60 + p)
+        })
+        .collect()
+}
+
+/// The tag lines of a PGN (without `Time`, which only the record carries as it began).
+fn tag_lines(pgn: &str) -> Vec<String> {
+    pgn.lines()
+        .take_while(|l| l.starts_with('['))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Moves pieces with `wait` ms of thought before each move, recording as the daemon does;
+/// returns the mover's clock after each move, from the `clock` events.
+fn timed_moves(
+    e: &mut Engine,
+    j: &mut Journal,
+    t: &mut u64,
+    moves: &[(Square, Square, u64)],
+) -> Vec<i64> {
+    let mut times = Vec::new();
+    for &(from, to, wait) in moves {
+        *t += wait;
+        let mover = shakmaty::Position::turn(&e.game().pos);
+        let mut all: Vec<Event> = Vec::new();
+        for (sq, placed) in [(from, false), (to, true)] {
+            *t += 250;
+            let mut out: Vec<Event> = Vec::new();
+            let state = if placed { OCCUPIED } else { EMPTY };
+            e.reading(*t, Reading::Square(sq, state), &mut out);
+            e.advance(*t + 100, &mut out);
+            j.sync(e, &out).unwrap();
+            all.extend(out);
+        }
+        let clock = all
+            .iter()
+            .find_map(|ev| match &ev.kind {
+                EventKind::Clock {
+                    white_ms, black_ms, ..
+                } => Some(if mover == shakmaty::Color::White {
+                    *white_ms
+                } else {
+                    *black_ms
+                }),
+                _ => None,
+            })
+            .expect("a clock event after the move");
+        times.push(clock / 1000);
+    }
+    times
+}
+
+#[test]
+fn every_pgn_carries_the_clock_times_and_the_same_tags() {
+    use Square::*;
+    let dir = scratch("clk");
+    let mut j = Journal::open(&dir).unwrap().journal;
+    let mut e = Engine::new(Settings {
+        mode: Mode::Casual,
+        time_control: Some("300+2".parse().unwrap()),
+        pgn_tags: vec![
+            ("Event".into(), "Club night".into()),
+            ("White".into(), "Ann".into()),
+            ("Black".into(), "Bob".into()),
+        ],
+        ..Settings::default()
+    });
+    let mut out = Vec::new();
+    e.new_game(0, Chess::default(), true, &mut out);
+    j.sync(&e, &out).unwrap();
+    let mut t = 0;
+    let mut times = timed_moves(
+        &mut e,
+        &mut j,
+        &mut t,
+        &[(F2, F3, 3_000), (E7, E5, 9_500), (G2, G4, 61_000)],
+    );
+    // Thought for different times, the clocks differ: the comparison below could fail.
+    assert!(times.windows(2).any(|w| w[0] != w[1]), "{times:?}");
+
+    // The journal's unfinished game (what `games --pgn N` prints, what is kept at a new game
+    // or printed at SIGTERM) and the engine's PGN (the live one, MQTT, the broadcast).
+    let kept = chessboardd::record::games(&dir).unwrap();
+    let unfinished = kept
+        .iter()
+        .find(|k| k.unfinished)
+        .expect("the game in the journal");
+    let (date, time) = unfinished.started.split_once(' ').unwrap();
+    let live = e.pgn_with(&[("Date", date.to_string()), ("Time", time.to_string())]);
+    assert_eq!(clk_seconds(&live), times, "{live}");
+    assert_eq!(clk_seconds(&unfinished.pgn), times, "{}", unfinished.pgn);
+    assert_eq!(tag_lines(&live), tag_lines(&unfinished.pgn));
+    assert_ne!(date, "????.??.??");
+
+    // The mate: the finished game's file has them too.
+    times.extend(timed_moves(&mut e, &mut j, &mut t, &[(D8, H4, 4_000)]));
+    assert!(e.is_over());
+    let kept = chessboardd::record::games(&dir).unwrap();
+    let finished = kept
+        .iter()
+        .find(|k| !k.unfinished)
+        .expect("the finished game");
+    let live = e.pgn_with(&[("Date", date.to_string()), ("Time", time.to_string())]);
+    assert_eq!(clk_seconds(&finished.pgn), times, "{}", finished.pgn);
+    assert_eq!(clk_seconds(&live), times);
+    assert_eq!(tag_lines(&live), tag_lines(&finished.pgn));
+    let names: Vec<String> = tag_lines(&finished.pgn)
+        .iter()
+        .map(|l| l[1..l.find(' ').unwrap()].to_string())
+        .collect();
+    assert_eq!(
+        names[..9],
+        [
+            "Event",
+            "Site",
+            "Date",
+            "Round",
+            "White",
+            "Black",
+            "Result",
+            "TimeControl",
+            "Termination"
+        ]
+    );
+    assert!(finished.pgn.contains("[White \"Ann\"]"), "{}", finished.pgn);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_game_without_a_clock_has_no_clk_comment() {
+    use Square::*;
+    let dir = scratch("noclk");
+    let mut j = Journal::open(&dir).unwrap().journal;
+    let mut e = Engine::new(Settings {
+        mode: Mode::Casual,
+        ..Settings::default()
+    });
+    let mut out = Vec::new();
+    e.new_game(0, Chess::default(), true, &mut out);
+    j.sync(&e, &out).unwrap();
+    let mut t = 0;
+    step(&mut e, &mut j, &mut t, &[(E2, false), (E4, true)]);
+    assert_eq!(e.game().plies.len(), 1);
+    assert!(!e.pgn().contains("%clk"), "{}", e.pgn());
+    let kept = chessboardd::record::games(&dir).unwrap();
+    assert!(!kept[0].pgn.contains("%clk"), "{}", kept[0].pgn);
+    let _ = std::fs::remove_dir_all(&dir);
+}

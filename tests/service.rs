@@ -151,6 +151,7 @@ fn game_entries() -> Vec<Entry> {
         date: "2026.11.30".into(),
         time: "09:00:00".into(),
         time_control: None,
+        tags: Vec::new(),
     };
     // As an older version wrote them: no ply number, no position.
     let mv = |u: &str| Entry::Move {

@@ -94,9 +94,11 @@ fn list(state_dir: &Path, pgn: Option<usize>, brf: Option<(usize, &str)>) -> Res
                 };
                 let _ = writeln!(
                     out,
-                    "{:>3}  {}  {:>3} moves  {state}",
+                    "{:>3}  {}  {} - {}  {:>3} moves  {state}",
                     i + 1,
                     g.started,
+                    tag("White"),
+                    tag("Black"),
                     moves
                 );
             }

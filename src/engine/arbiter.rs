@@ -242,15 +242,11 @@ impl Engine {
     /// The game in PGN with the config's tags, the time control and `extra` (the date, which
     /// the engine does not know); `extra` wins over the config's.
     pub fn pgn_with(&self, extra: &[(&str, String)]) -> String {
-        let mut tags: Vec<(&str, String)> = extra.to_vec();
-        for (k, v) in &self.s.pgn_tags {
-            if !tags.iter().any(|(t, _)| t == k) {
-                tags.push((k.as_str(), v.clone()));
-            }
-        }
-        if let Some(tc) = &self.s.time_control {
-            tags.push(("TimeControl", tc.to_string()));
-        }
+        let tags = super::game::tag_set(
+            &self.s.pgn_tags,
+            extra,
+            self.s.time_control.as_ref().map(|tc| tc.to_string()),
+        );
         self.game.to_pgn(&tags)
     }
 

@@ -288,21 +288,27 @@ impl Game {
             let _ = writeln!(out, "[{k} \"{}\"]", escape(v));
         }
         let _ = writeln!(out, "[Result \"{result}\"]");
-        if self.start != Chess::default() {
-            let _ = writeln!(out, "[SetUp \"1\"]");
-            let _ = writeln!(out, "[FEN \"{}\"]", fen_of(&self.start));
-        }
-        for (k, v) in extra_tags
-            .iter()
-            .filter(|(k, _)| !roster.iter().any(|(rk, _)| rk == k))
-        {
-            let _ = writeln!(out, "[{k} \"{}\"]", escape(v));
+        if let Some((_, tc)) = extra_tags.iter().find(|(k, _)| *k == "TimeControl") {
+            let _ = writeln!(out, "[TimeControl \"{}\"]", escape(tc));
         }
         let termination = match self.ending {
             Some(e) => e.termination(),
             None => "unterminated",
         };
         let _ = writeln!(out, "[Termination \"{termination}\"]");
+        if self.start != Chess::default() {
+            let _ = writeln!(out, "[SetUp \"1\"]");
+            let _ = writeln!(out, "[FEN \"{}\"]", fen_of(&self.start));
+        }
+        for (k, v) in extra_tags.iter().filter(|(k, _)| {
+            !roster.iter().any(|(rk, _)| rk == k)
+                && !matches!(
+                    *k,
+                    "TimeControl" | "Termination" | "Result" | "SetUp" | "FEN"
+                )
+        }) {
+            let _ = writeln!(out, "[{k} \"{}\"]", escape(v));
+        }
         out.push('\n');
 
         let mut tokens: Vec<String> = Vec::new();
@@ -317,7 +323,11 @@ impl Game {
                 tokens.push(format!("{number}..."));
             }
             tokens.push(ply.san.to_string());
-            numbered = ply.recovered;
+            numbered = ply.recovered || ply.clocks.is_some();
+            if let Some((w, b)) = ply.clocks {
+                let left = if turn == Color::White { w } else { b };
+                tokens.push(format!("{{[%clk {}]}}", clk(left)));
+            }
             if ply.recovered {
                 // The comment's words are tokens, so that a long line can break inside it.
                 tokens.extend(RECOVERED_COMMENT.split(' ').map(str::to_string));
@@ -347,6 +357,35 @@ impl Game {
 
 /// The PGN comment after a move read from the board afterwards.
 pub const RECOVERED_COMMENT: &str = "{recovered from the board}";
+
+/// The tags of every PGN the daemon writes, from one place: `extra` (the date and time, which
+/// the engine does not know) wins over the config's tags; then the time control, when there is
+/// one. [`Game::to_pgn`] puts them in order (the roster, `Result`, `TimeControl`,
+/// `Termination`, then the others).
+pub fn tag_set<'a>(
+    config: &'a [(String, String)],
+    extra: &[(&'a str, String)],
+    time_control: Option<String>,
+) -> Vec<(&'a str, String)> {
+    let mut tags: Vec<(&str, String)> = extra.to_vec();
+    for (k, v) in config {
+        if !tags.iter().any(|(t, _)| t == k) {
+            tags.push((k.as_str(), v.clone()));
+        }
+    }
+    if let Some(tc) = time_control {
+        tags.retain(|(k, _)| *k != "TimeControl");
+        tags.push(("TimeControl", tc));
+    }
+    tags
+}
+
+/// A clock's time as PGN's `[%clk]` writes it: `H:MM:SS`, whole seconds (rounded down), never
+/// below zero.
+pub fn clk(ms: i64) -> String {
+    let s = ms.max(0) / 1000;
+    format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+}
 
 fn escape(s: &str) -> String {
     s.replace('\\', "\\\\").replace('"', "\\\"")

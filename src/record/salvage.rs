@@ -266,15 +266,19 @@ pub fn fold(read: &Read) -> Folded {
             date,
             time,
             time_control,
+            tags,
         } => match position(fen) {
             Some(p) => (
                 Fold::new(
-                    Recorded::new(
-                        fen.clone(),
-                        date.clone(),
-                        time.clone(),
-                        time_control.clone(),
-                    ),
+                    Recorded {
+                        tags: tags.clone(),
+                        ..Recorded::new(
+                            fen.clone(),
+                            date.clone(),
+                            time.clone(),
+                            time_control.clone(),
+                        )
+                    },
                     p,
                     0,
                 ),
