@@ -143,7 +143,33 @@ fn pgn_out_holds_the_roster_the_moves_and_the_result() {
     assert!(pgn.contains("[Result \"0-1\"]"));
     assert!(pgn.contains("[TimeControl \"300+2\"]"));
     assert!(pgn.contains("[Termination \"normal\"]"));
-    assert!(pgn.contains("1. f3 e5 2. g4 Qh4# {checkmate} 0-1"), "{pgn}");
+    let (moves, clocks) = without_clk(&pgn);
+    assert!(
+        moves.contains("1. f3 e5 2. g4 Qh4# {checkmate} 0-1"),
+        "{pgn}"
+    );
+    assert_eq!(clocks, 4, "a [%clk] after each move:\n{pgn}");
+}
+
+/// The PGN's movetext without its `{[%clk ...]}` comments (and the black move numbers they
+/// bring), and how many there were.
+fn without_clk(pgn: &str) -> (String, usize) {
+    let mut out = String::new();
+    let mut rest = pgn;
+    let mut n = 0;
+    while let Some(i) = rest.find("{[%clk ") {
+        out.push_str(&rest[..i]);
+        let end = rest[i..].find("]}").expect("a closed [%clk]") + i + 2;
+        rest = &rest[end..];
+        n += 1;
+    }
+    out.push_str(rest);
+    // A black move after a comment is numbered ("1..."): without the comment it is not.
+    let tokens: Vec<&str> = out
+        .split_whitespace()
+        .filter(|t| !(t.ends_with("...") && t.trim_end_matches('.').parse::<u32>().is_ok()))
+        .collect();
+    (tokens.join(" "), n)
 }
 
 #[test]

@@ -107,10 +107,12 @@ fn state_pgn_and_events_follow_the_game() {
     // The live PGN.
     let (status, pgn) = get(port, "/game.pgn", "GET").unwrap();
     assert_eq!(status, "HTTP/1.1 200 OK");
+    let (moves, clocks) = without_clk(&pgn);
     assert!(
-        pgn.contains("[TimeControl \"300+2\"]") && pgn.contains("1. e4 c5 2. c4 Nc6"),
+        pgn.contains("[TimeControl \"300+2\"]") && moves.contains("1. e4 c5 2. c4 Nc6"),
         "{pgn}"
     );
+    assert_eq!(clocks, sans.len(), "a [%clk] after each move:\n{pgn}");
     // The page; nothing else.
     let (status, page) = get(port, "/", "GET").unwrap();
     assert_eq!(status, "HTTP/1.1 200 OK");
@@ -146,4 +148,25 @@ fn a_garbage_request_gets_nothing_and_hurts_nothing() {
     let _ = s.read(&mut [0u8; 64]);
     drop(s);
     assert_eq!(get(port, "/api/state", "GET").unwrap().0, "HTTP/1.1 200 OK");
+}
+
+/// The PGN's movetext without its `{[%clk ...]}` comments (and the black move numbers they
+/// bring), and how many there were.
+fn without_clk(pgn: &str) -> (String, usize) {
+    let mut out = String::new();
+    let mut rest = pgn;
+    let mut n = 0;
+    while let Some(i) = rest.find("{[%clk ") {
+        out.push_str(&rest[..i]);
+        let end = rest[i..].find("]}").expect("a closed [%clk]") + i + 2;
+        rest = &rest[end..];
+        n += 1;
+    }
+    out.push_str(rest);
+    // A black move after a comment is numbered ("1..."): without the comment it is not.
+    let tokens: Vec<&str> = out
+        .split_whitespace()
+        .filter(|t| !(t.ends_with("...") && t.trim_end_matches('.').parse::<u32>().is_ok()))
+        .collect();
+    (tokens.join(" "), n)
 }
