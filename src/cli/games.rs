@@ -4,8 +4,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use chessboardd::pgn;
+use chessboardd::settings::Flags;
+use chessboardd::words::Lang;
 
-use super::Fail;
+use super::{config_file, load_settings, Fail};
 
 #[derive(clap::Args)]
 pub struct GamesArgs {
@@ -18,21 +20,45 @@ pub struct GamesArgs {
     /// Print game N as a Braille scoresheet (BRF: 40 cells, 25 lines a page), by liblouis
     #[arg(long, value_name = "N", conflicts_with = "pgn")]
     pub brf: Option<usize>,
-    /// The liblouis table for --brf
-    #[arg(long, value_name = "TABLE", default_value = chessboardd::brf::DEFAULT_TABLE)]
-    pub table: String,
+    /// The liblouis table for --brf (default: the language's uncontracted table)
+    #[arg(long, value_name = "TABLE")]
+    pub table: Option<String>,
+    /// The notation's language for --brf: appendix-f, de, en, ro, sv (default: the config's)
+    #[arg(long)]
+    pub lang: Option<String>,
+    /// Config file whose language --brf uses (default: the default config, if there is one)
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
 }
 
 pub fn run(args: GamesArgs) -> Result<(), Fail> {
-    list(
-        &args.state_dir,
-        args.pgn,
-        args.brf.map(|n| (n, args.table.as_str())),
-    )
+    let brf = match args.brf {
+        Some(n) => {
+            let flags = Flags {
+                lang: args.lang.clone(),
+                ..Flags::default()
+            };
+            let lang = load_settings(config_file(args.config.as_deref()).as_deref(), &flags)?.lang;
+            Some(Brf {
+                n,
+                lang,
+                table: args.table.as_deref(),
+            })
+        }
+        None => None,
+    };
+    list(&args.state_dir, args.pgn, brf)
+}
+
+/// Which game to write in Braille, in which language's notation, by which table.
+struct Brf<'a> {
+    n: usize,
+    lang: Lang,
+    table: Option<&'a str>,
 }
 
 /// Lists the games of a state directory, or prints one.
-fn list(state_dir: &Path, pgn: Option<usize>, brf: Option<(usize, &str)>) -> Result<(), Fail> {
+fn list(state_dir: &Path, pgn: Option<usize>, brf: Option<Brf>) -> Result<(), Fail> {
     let kept = chessboardd::record::games_reporting(state_dir, |path, e| {
         eprintln!(
             "{}: cannot read it ({e}); the other games are listed",
@@ -41,7 +67,7 @@ fn list(state_dir: &Path, pgn: Option<usize>, brf: Option<(usize, &str)>) -> Res
     })
     .map_err(|e| Fail(1, format!("{}: {e}", state_dir.display())))?;
     let mut out = std::io::stdout().lock();
-    if let Some((n, table)) = brf {
+    if let Some(Brf { n, lang, table }) = brf {
         let game = n.checked_sub(1).and_then(|i| kept.get(i)).ok_or_else(|| {
             Fail(
                 1,
@@ -52,7 +78,7 @@ fn list(state_dir: &Path, pgn: Option<usize>, brf: Option<(usize, &str)>) -> Res
                 ),
             )
         })?;
-        let sheet = chessboardd::brf::scoresheet(&game.pgn, table).map_err(|e| Fail(1, e))?;
+        let sheet = chessboardd::brf::scoresheet(&game.pgn, lang, table).map_err(|e| Fail(1, e))?;
         let _ = out.write_all(sheet.as_bytes());
         return Ok(());
     }
