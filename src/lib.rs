@@ -28,8 +28,10 @@
 //!    (backends, `speech::BACKENDS`; audio; the queue), [`control`] (the command table, socket,
 //!    keys), [`sim`] (the one simulator of people at a board), [`replay`], `web`, [`mqtt`],
 //!    [`broadcast`], [`notify`];
-//! 5. [`settings`]: the config file and the flags, validated once into one `Settings`;
-//! 6. [`daemon`]: the select loop that ties them together;
+//! 5. [`daemon`]: the select loop that ties them together; it takes each subsystem's own
+//!    settings type (`board::gpio_settings`, `control::settings`, `mqtt::MqttSettings`);
+//! 6. [`settings`]: the config file and the flags, validated once into one `Settings`, which
+//!    only the binary imports;
 //! 7. the binary (`src/main.rs`, `src/cli/`): one file per subcommand.
 //!
 //! # Where to start reading
