@@ -2,7 +2,7 @@
 //! the daemon's group, who may be careless or hostile. What one client may take is bounded:
 //!
 //! - at most [`MAX_CONNECTIONS`] connections at once; a new one over the limit closes another
-//!   (which is told so in one line): one that sent a line too long or not text, else the one
+//!   (told so in one line, after the answer to a command it had already sent): one that sent a line too long or not text, else the one
 //!   that has gone longest without a command. Clients that hold connections open cannot shut
 //!   out the arbiter's `ctl`, which sends its command at once;
 //! - a line is at most [`MAX_LINE`] bytes: a longer one is answered with an error naming the
@@ -27,6 +27,9 @@ use tokio::time::{sleep_until, timeout, Instant};
 
 /// Connections served at once.
 pub const MAX_CONNECTIONS: usize = 32;
+
+/// How long a connection told to close may still take to hand over what it already sent.
+const LAST_READ: Duration = Duration::from_millis(10);
 /// The longest command line, in bytes (without its newline).
 pub const MAX_LINE: usize = 4096;
 /// A connection without a command this long is closed.
@@ -216,17 +219,22 @@ async fn session(
     let mut lines = Vec::new();
     let mut idle_until = Instant::now() + IDLE;
     loop {
-        let n = tokio::select! {
+        let (n, closing) = tokio::select! {
             r = read.read(&mut buf) => match r {
                 Ok(0) | Err(_) => return,
-                Ok(n) => n,
+                Ok(n) => (n, false),
             },
             _ = close.notified() => {
-                let _ = reply(&mut write, &error_answer(&format!(
-                    "closed: {MAX_CONNECTIONS} connections at once are the limit, and this one \
-                     had gone longest without a command"
-                ))).await;
-                return;
+                // What the client sent before it was told to close is still read and
+                // answered (a busy machine may not have read it yet): a connection is closed
+                // for what it has not done. One buffer at the most, and a moment's wait.
+                let n = match read.try_read(&mut buf) {
+                    Ok(n) => n,
+                    Err(_) => timeout(LAST_READ, read.read(&mut buf))
+                        .await
+                        .map_or(0, |r| r.unwrap_or(0)),
+                };
+                (n, true)
             }
             _ = sleep_until(idle_until) => {
                 let _ = reply(&mut write, &error_answer(&format!(
@@ -263,6 +271,17 @@ async fn session(
             if !reply(&mut write, &answer).await {
                 return;
             }
+        }
+        if closing {
+            let _ = reply(
+                &mut write,
+                &error_answer(&format!(
+                    "closed: {MAX_CONNECTIONS} connections at once are the limit, and this one \
+                     had gone longest without a command"
+                )),
+            )
+            .await;
+            return;
         }
     }
 }
