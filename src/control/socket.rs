@@ -2,9 +2,10 @@
 //! the daemon's group, who may be careless or hostile. What one client may take is bounded:
 //!
 //! - at most [`MAX_CONNECTIONS`] connections at once; a new one over the limit closes another
-//!   (told so in one line, after the answer to a command it had already sent): one that sent a line too long or not text, else the one
-//!   that has gone longest without a command. Clients that hold connections open cannot shut
-//!   out the arbiter's `ctl`, which sends its command at once;
+//!   (told so in one line, after the answer to a command it had already sent): one that sent a
+//!   line too long or not text, else the one that has gone longest without a command. Clients
+//!   that hold connections open cannot shut out the arbiter's `ctl`, which sends its command at
+//!   once;
 //! - a line is at most [`MAX_LINE`] bytes: a longer one is answered with an error naming the
 //!   limit, and the rest of it is read and thrown away up to its newline, never kept;
 //! - a line that is not UTF-8 text is answered with an error, and the connection stays;
