@@ -1,6 +1,10 @@
 //! The web view's interface (the page itself is tested in a real browser, tests/web_browser.rs):
 //! the state as JSON, the live PGN, the events as a server-sent event stream, and nothing else.
 
+#[path = "support/clk.rs"]
+mod clk;
+use clk::without_clk;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
@@ -148,25 +152,4 @@ fn a_garbage_request_gets_nothing_and_hurts_nothing() {
     let _ = s.read(&mut [0u8; 64]);
     drop(s);
     assert_eq!(get(port, "/api/state", "GET").unwrap().0, "HTTP/1.1 200 OK");
-}
-
-/// The PGN's movetext without its `{[%clk ...]}` comments (and the black move numbers they
-/// bring), and how many there were.
-fn without_clk(pgn: &str) -> (String, usize) {
-    let mut out = String::new();
-    let mut rest = pgn;
-    let mut n = 0;
-    while let Some(i) = rest.find("{[%clk ") {
-        out.push_str(&rest[..i]);
-        let end = rest[i..].find("]}").expect("a closed [%clk]") + i + 2;
-        rest = &rest[end..];
-        n += 1;
-    }
-    out.push_str(rest);
-    // A black move after a comment is numbered ("1..."): without the comment it is not.
-    let tokens: Vec<&str> = out
-        .split_whitespace()
-        .filter(|t| !(t.ends_with("...") && t.trim_end_matches('.').parse::<u32>().is_ok()))
-        .collect();
-    (tokens.join(" "), n)
 }
