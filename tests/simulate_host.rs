@@ -218,24 +218,7 @@ fn host_dies_and_comes_back(
     }
     let n = game.moves.len();
     assert!(after < during && during < n);
-    let dir = temp_dir(proto.name());
-    let pgn_path = dir.join("game.pgn");
-    std::fs::write(&pgn_path, pgn_text).unwrap();
-    let link = dir.join("board");
-    let _ = std::fs::remove_file(&link);
-    let sim = Command::new(env!("CARGO_BIN_EXE_chessboardd"))
-        .args(["simulate", "--protocol", proto.name(), "--link"])
-        .arg(&link)
-        .arg("--pgn")
-        .arg(&pgn_path)
-        .args(["--speed", "20"])
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let t = Instant::now();
-    while !link.exists() && t.elapsed() < Duration::from_secs(10) {
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let (sim, link) = start_simulator(proto.name(), proto.name(), pgn_text);
     let name = proto.name();
     let mut host = Host::new(proto);
     host.open(&link);
@@ -351,24 +334,7 @@ fn a_host_that_probes_and_opens_the_port_again_at_once_is_answered() {
             pos.play_unchecked(*m);
         }
         let last = proto.view(pos.board());
-        let dir = temp_dir(&format!("probe-{}", proto.name()));
-        let pgn_path = dir.join("game.pgn");
-        std::fs::write(&pgn_path, GAME).unwrap();
-        let link = dir.join("board");
-        let _ = std::fs::remove_file(&link);
-        let sim = Command::new(env!("CARGO_BIN_EXE_chessboardd"))
-            .args(["simulate", "--protocol", proto.name(), "--link"])
-            .arg(&link)
-            .arg("--pgn")
-            .arg(&pgn_path)
-            .args(["--speed", "20"])
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let t = Instant::now();
-        while !link.exists() && t.elapsed() < Duration::from_secs(10) {
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        let (sim, link) = start_simulator(proto.name(), &format!("probe-{}", proto.name()), GAME);
         let device = std::fs::canonicalize(&link).unwrap();
         let mut host = Host::new(proto);
         host.open(&device);
@@ -397,4 +363,28 @@ fn a_host_that_probes_and_opens_the_port_again_at_once_is_answered() {
         let out = sim.wait_with_output().unwrap();
         assert!(out.status.success());
     }
+}
+
+/// `chessboardd simulate` for protocol `name` on `game` (PGN) at speed 20, in a fresh
+/// directory `dir`: the simulator and its link, once the link is there (10 s at the most).
+fn start_simulator(name: &str, dir: &str, game: &str) -> (std::process::Child, PathBuf) {
+    let dir = temp_dir(dir);
+    let pgn_path = dir.join("game.pgn");
+    std::fs::write(&pgn_path, game).unwrap();
+    let link = dir.join("board");
+    let _ = std::fs::remove_file(&link);
+    let sim = Command::new(env!("CARGO_BIN_EXE_chessboardd"))
+        .args(["simulate", "--protocol", name, "--link"])
+        .arg(&link)
+        .arg("--pgn")
+        .arg(&pgn_path)
+        .args(["--speed", "20"])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while !link.exists() && t.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    (sim, link)
 }
