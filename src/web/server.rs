@@ -1,114 +1,17 @@
-//! The live web view for spectators and kiosks (Art. 6.15 demonstration boards): a small HTTP
-//! server, off unless configured, listening on localhost unless told otherwise.
-//!
-//! - `/`: the page (the board drawn in SVG, the last move marked, clocks, move list, result;
-//!   moves also read out through an ARIA live region), updated through server-sent events;
-//! - `/game.pgn`: the live game in PGN, as broadcast services poll it;
-//! - `/api/state`: the game as JSON; `/api/events`: the daemon's events as server-sent events.
-//!
-//! Only GET requests are served; anything else is refused. The server never blocks the daemon:
-//! the daemon hands it snapshots and events, and a slow client only loses events (and reloads
-//! the state).
+//! The HTTP server: the page, the state, the live PGN and the event stream.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::json;
-use shakmaty::{Color, Position};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::broadcast;
 
-use crate::engine::event::color_name;
-use crate::engine::game::fen_of;
-use crate::engine::{Engine, Millis};
+use super::Web;
 
 /// Viewers served at once.
 const MAX_CLIENTS: usize = 64;
 /// A viewer that takes no data for this long is dropped.
 const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// The page, self-contained (no external resources).
-pub const PAGE: &str = include_str!("web/index.html");
-
-/// What the server shows, handed over by the daemon.
-pub struct Web {
-    snapshot: Mutex<(String, String)>,
-    events: broadcast::Sender<String>,
-}
-
-impl std::fmt::Debug for Web {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Web")
-    }
-}
-
-impl Default for Web {
-    fn default() -> Web {
-        Web {
-            snapshot: Mutex::new((json!({}).to_string(), String::new())),
-            events: broadcast::channel(256).0,
-        }
-    }
-}
-
-/// The game as `/api/state` shows it.
-pub fn state_json(engine: &Engine, now: Millis) -> String {
-    let game = engine.game();
-    let phrases = &engine.settings().phrases;
-    let moves: Vec<serde_json::Value> = game
-        .plies
-        .iter()
-        .map(|p| {
-            let color = p.before.turn();
-            json!({
-                "ply": crate::engine::game::ply_number(&p.before),
-                "color": color_name(color),
-                "san": p.san.to_string(),
-                "uci": p.m.to_uci(shakmaty::CastlingMode::Standard).to_string(),
-                "say": phrases.announce(&p.san, p.m),
-                "fullmove": p.before.fullmoves().get(),
-                "white_ms": p.clocks.map(|c| c.0),
-                "black_ms": p.clocks.map(|c| c.1),
-            })
-        })
-        .collect();
-    let clock = engine.clocks(now).map(|(w, b)| {
-        json!({"white_ms": w, "black_ms": b, "running": engine.running_clock().map(color_name)})
-    });
-    let turn = game.pos.turn();
-    json!({
-        "fen": fen_of(&game.pos),
-        "start_fen": fen_of(&game.start),
-        "turn": color_name(turn),
-        "moves": moves,
-        "last_move": moves.last().map(|m| m["uci"].clone()),
-        "clock": clock,
-        "result": game.ending.map(|e| e.result()),
-        "reason": game.ending.map(|e| e.reason),
-        "winner": game.ending.and_then(|e| e.winner).map(|c: Color| color_name(c)),
-        "lang": phrases.lang.tag(),
-    })
-    .to_string()
-}
-
-impl Web {
-    /// The game changed: a new snapshot for `/api/state` (`state_json`) and `/game.pgn`.
-    pub fn update(&self, state: String, pgn: String) {
-        if let Ok(mut s) = self.snapshot.lock() {
-            *s = (state, pgn);
-        }
-    }
-
-    /// An event for `/api/events` (one JSON object).
-    pub fn event(&self, json: String) {
-        // No subscriber is no error.
-        let _ = self.events.send(json);
-    }
-
-    fn snapshot(&self) -> (String, String) {
-        self.snapshot.lock().map(|s| s.clone()).unwrap_or_default()
-    }
-}
 
 /// Starts serving on `addr` ("127.0.0.1:8080"); returns the bound address (port 0 picks one).
 pub async fn serve(addr: &str, web: Arc<Web>) -> std::io::Result<std::net::SocketAddr> {
@@ -180,7 +83,11 @@ async fn handle(mut stream: tokio::net::TcpStream, web: Arc<Web>) -> std::io::Re
     }
     let (state, pgn) = web.snapshot();
     let r = match path {
-        "/" | "/index.html" => response("200 OK", "text/html; charset=utf-8", PAGE.as_bytes()),
+        "/" | "/index.html" => response(
+            "200 OK",
+            "text/html; charset=utf-8",
+            super::page::render(&state).as_bytes(),
+        ),
         "/api/state" => response("200 OK", "application/json", state.as_bytes()),
         "/game.pgn" => response(
             "200 OK",
