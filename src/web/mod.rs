@@ -9,7 +9,6 @@
 //! Only GET requests are served; anything else is refused. The server never blocks the daemon:
 //! the daemon hands it snapshots and events, and a slow client only loses events (and reloads
 //! the state).
-
 //!
 //! `state.rs` makes the JSON, `page.rs` the page, `server.rs` serves them.
 
