@@ -27,7 +27,8 @@
 //! 4. devices and outputs: [`board`] (drivers and protocols, `board::PROTOCOLS`), [`speech`]
 //!    (backends, `speech::BACKENDS`; audio; the queue), [`control`] (the command table, socket,
 //!    keys), [`sim`] (the one simulator of people at a board), [`replay`], `web`, [`mqtt`],
-//!    [`broadcast`], [`notify`];
+//!    [`broadcast`], [`notify`], [`opponent`] (a UCI chess engine as a child process, the
+//!    opening book: playing against the computer);
 //! 5. [`daemon`]: the select loop that ties them together; it takes each subsystem's own
 //!    settings type (`board::gpio_settings`, `control::settings`, `mqtt::MqttSettings`);
 //! 6. [`settings`]: the config file and the flags, validated once into one `Settings`, which
@@ -50,6 +51,7 @@ pub mod engine;
 mod fsutil;
 pub mod mqtt;
 pub mod notify;
+pub mod opponent;
 pub mod pgn;
 pub mod record;
 pub mod replay;

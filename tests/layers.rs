@@ -23,6 +23,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "mqtt",
             "broadcast",
             "notify",
+            "opponent",
         ],
     ),
     ("daemon", &["daemon"]),
