@@ -798,7 +798,10 @@ fn take_line(proc: &mut Proc, st: &mut State, line: &str) -> Option<Answer> {
 
 /// `info ... score cp N` or `score mate N` (a `lowerbound`/`upperbound` after it is taken too).
 pub fn parse_score(line: &str) -> Option<Score> {
-    let mut words = line.split_whitespace().skip_while(|w| *w != "score").skip(1);
+    let mut words = line
+        .split_whitespace()
+        .skip_while(|w| *w != "score")
+        .skip(1);
     match (words.next()?, words.next()?.parse::<i32>().ok()?) {
         ("cp", n) => Some(Score::Cp(n)),
         ("mate", n) => Some(Score::Mate(n)),
@@ -892,7 +895,10 @@ mod tests {
         assert!(o.contains(&("Skill Level".into(), "20".into())), "{o:?}");
         let (o, label) = setup(&s(Strength::Full), &i);
         assert_eq!(label, None);
-        assert!(o.iter().all(|(n, _)| n == "Threads" || n == "Hash"), "{o:?}");
+        assert!(
+            o.iter().all(|(n, _)| n == "Threads" || n == "Hash"),
+            "{o:?}"
+        );
         // Without Skill Level, a level is played as an Elo of the engine's range.
         let i = info(&STOCKFISH[3..]);
         let (o, label) = setup(&s(Strength::Level(20)), &i);
