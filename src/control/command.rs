@@ -165,6 +165,9 @@ pub const COMMANDS: &[Spec] = &[
         "volume down",
         Args::None(Command::Voice(VoiceChange::Quieter)),
     ),
+    row("hint", Args::None(Command::Hint)),
+    row("evaluate", Args::None(Command::Evaluate)),
+    row("switch", Args::None(Command::Switch)),
 ];
 
 // One spoken name for each command.
@@ -287,7 +290,8 @@ mod tests {
             usage(),
             "last, moves N, time, turn, position [white|black] [PIECE], rank N, file X, \
              square SQ, promote PIECE, draw, claim, resign, adjust, pause, resume, new-game, \
-             takeback, help, clock, start, toggle-pause, rate up|down, volume up|down"
+             takeback, help, clock, start, toggle-pause, rate up|down, volume up|down, hint, \
+             evaluate, switch"
         );
     }
 

@@ -5,6 +5,7 @@
 use shakmaty::{Bitboard, Chess, Color, Piece, Position, Role};
 
 use super::arbiter::{Engine, Held, Phase};
+use super::computer::Asked;
 use super::event::{Event, EventKind, Millis, Priority};
 use super::input::{Button, Command, Query, VoiceChange, CONFIRM_MS};
 use super::rules::Mode;
@@ -105,10 +106,13 @@ impl Engine {
             }
             Button::NewGame => self.new_game(self.now, Chess::default(), false, out),
             Button::Takeback => {
-                if self.s.mode == Mode::Casual && !self.game.plies.is_empty() {
+                let plies = self.takeback_plies();
+                if let (Mode::Casual, Some(n)) = (self.s.mode, plies) {
                     // The record goes back at once; the board is still to be put back (the
                     // move standing there is not made again), and is reported if it is not.
-                    self.take_back(out);
+                    for _ in 0..n {
+                        self.take_back(out);
+                    }
                     self.phase = Phase::Restoring {
                         diff: (Bitboard::EMPTY, Bitboard::EMPTY),
                     };
@@ -259,18 +263,31 @@ impl Engine {
                 text
             }
             Command::Press(b @ (Button::Resign | Button::NewGame | Button::Takeback)) => {
-                let confirmed = self
-                    .unconfirmed
-                    .take()
-                    .is_some_and(|(u, at)| u == b && self.now.saturating_sub(at) <= CONFIRM_MS);
-                if !confirmed {
-                    self.unconfirmed = Some((b, self.now));
-                    let text = sentences(&self.s.phrases.words.confirm);
-                    self.say(out, text.clone(), Priority::Query);
+                if let Some(text) = self.unconfirmed(cmd, out) {
                     return text;
                 }
                 let before = out.len();
                 self.press(self.now, b, out);
+                return said_since(out, before);
+            }
+            Command::Hint => return self.ask_computer(Asked::Hint, out),
+            Command::Evaluate => return self.ask_computer(Asked::Evaluate, out),
+            Command::Switch => {
+                let refusal = if self.s.mode == Mode::Tournament {
+                    Some(w.training_only.clone())
+                } else if self.computer.is_none() {
+                    Some(w.no_computer.clone())
+                } else {
+                    None
+                };
+                if let Some(text) = refusal {
+                    return self.answer(text, out);
+                }
+                if let Some(text) = self.unconfirmed(cmd, out) {
+                    return text;
+                }
+                let before = out.len();
+                self.switch_colours(out);
                 return said_since(out, before);
             }
             Command::Press(b) => {
@@ -280,6 +297,22 @@ impl Engine {
             }
         };
         self.answer(text, out)
+    }
+
+    /// A command that wants the same command again to confirm: `Some(text said)` when this
+    /// is not yet the confirmation (it is asked for), `None` when it is.
+    fn unconfirmed(&mut self, cmd: Command, out: &mut Vec<Event>) -> Option<String> {
+        let confirmed = self
+            .unconfirmed
+            .take()
+            .is_some_and(|(u, at)| u == cmd && self.now.saturating_sub(at) <= CONFIRM_MS);
+        if confirmed {
+            return None;
+        }
+        self.unconfirmed = Some((cmd, self.now));
+        let text = sentences(&self.s.phrases.words.confirm);
+        self.say(out, text.clone(), Priority::Query);
+        Some(text)
     }
 
     /// Says `text` as a sentence with query priority, and returns it as said.

@@ -27,7 +27,7 @@ use super::clock::{Clock, ClockSwitch};
 use super::debounce::{Change, Debouncer, EMPTY};
 use super::event::{Event, EventKind, Millis, Priority};
 use super::game::{fen_of, ply_number, Game};
-use super::input::{Button, LinkState, PortError, Reading, VoiceLevel};
+use super::input::{Command, LinkState, PortError, Reading, VoiceLevel};
 use super::physical::{code_piece, Physical};
 use super::recognise::{self, classify, Search, Verdict};
 use super::recovery::Recovery;
@@ -118,7 +118,7 @@ pub struct Engine {
     /// The time of the last event, so that late decisions keep events in time order.
     pub(super) last_emit: Millis,
     /// A command that waits for its confirmation, and since when.
-    pub(super) unconfirmed: Option<(Button, Millis)>,
+    pub(super) unconfirmed: Option<(Command, Millis)>,
     /// The clock button is being pressed: a move completes now.
     pub(super) pressing: bool,
     pub(super) warnings: Warnings,
@@ -139,6 +139,12 @@ pub struct Engine {
     pub(super) gap_reading: Option<Millis>,
     /// The changes being read (kept, not made anew for every batch).
     pub(super) batch: Vec<Change>,
+    /// Playing against the computer: its colour and its name in the PGN.
+    pub(super) computer: Option<(Color, String)>,
+    /// The computer's move is being recorded: its clock stops, the player's does not start.
+    pub(super) computer_moving: bool,
+    /// Takebacks made (a position's key: an answer for a position taken back is dropped).
+    pub(super) takebacks: u64,
 }
 
 impl Engine {
@@ -171,6 +177,9 @@ impl Engine {
             gap_pending: false,
             gap_reading: None,
             batch: Vec::new(),
+            computer: None,
+            computer_moving: false,
+            takebacks: 0,
             s,
         }
     }
@@ -204,10 +213,13 @@ impl Engine {
         self.player
     }
 
-    /// The opponent has the move, and makes it on his own board: this board is only watched.
+    /// The opponent has the move, and makes it on his own board, or the computer has it and
+    /// is thinking: this board is only watched.
     pub(super) fn passive(&self) -> bool {
+        let turn = self.game.pos.turn();
         matches!(self.phase, Phase::Moving | Phase::Holding(_))
-            && self.player.is_some_and(|p| p != self.game.pos.turn())
+            && (self.player.is_some_and(|p| p != turn)
+                || self.computer.as_ref().is_some_and(|(c, _)| *c == turn))
     }
 
     /// How many games have been started (new or restored); a new game changes it.
@@ -242,11 +254,20 @@ impl Engine {
     /// The game in PGN with the config's tags, the time control and `extra` (the date, which
     /// the engine does not know); `extra` wins over the config's.
     pub fn pgn_with(&self, extra: &[(&str, String)]) -> String {
-        let tags = super::game::tag_set(
+        let mut tags = super::game::tag_set(
             &self.s.pgn_tags,
             extra,
             self.s.time_control.as_ref().map(|tc| tc.to_string()),
         );
+        // The computer's side is named by the computer, whatever the config says.
+        if let Some((color, name)) = &self.computer {
+            let key = match color {
+                Color::White => "White",
+                Color::Black => "Black",
+            };
+            tags.retain(|(k, _)| *k != key);
+            tags.push((key, name.clone()));
+        }
         self.game.to_pgn(&tags)
     }
 
@@ -789,6 +810,9 @@ impl Engine {
                     uci: recognise::uci(m),
                 },
             );
+            if self.computer.is_some() {
+                self.computer_move_executed(out);
+            }
             return;
         }
         // Not yet, or half done: the board differs from the position before the move only on
@@ -931,8 +955,13 @@ impl Engine {
         let ply = ply_number(&self.game.pos);
         let san = self.game.play(m, self.now);
         let say = self.s.phrases.announce(&san, m);
+        let computer_moving = self.computer_moving;
         let clocks = self.clock.as_mut().map(|c| {
             c.complete_move(color, self.now);
+            if computer_moving && !c.is_paused() {
+                // The player's clock starts when the computer's move stands on the board.
+                c.stop(self.now);
+            }
             (
                 c.remaining(Color::White, self.now),
                 c.remaining(Color::Black, self.now),
@@ -972,7 +1001,7 @@ impl Engine {
                 EventKind::Clock {
                     white_ms: w,
                     black_ms: b,
-                    running: Some(!color),
+                    running: (!computer_moving).then_some(!color),
                 },
             );
         }

@@ -218,6 +218,19 @@ impl Clock {
         &self.tc.periods[i]
     }
 
+    /// The increment `c` gets for his next move (UCI `winc`/`binc`).
+    pub fn increment(&self, c: Color) -> i64 {
+        self.period_of(c).increment_ms
+    }
+
+    /// The moves `c` still has to make in his period, when it has a move count (UCI
+    /// `movestogo`).
+    pub fn moves_to_go(&self, c: Color) -> Option<u32> {
+        self.period_of(c)
+            .moves
+            .map(|m| m.saturating_sub(self.moves_in_period[c]).max(1))
+    }
+
     /// `c` plays the quickplay finish (Art. 10.1): his period is the last one and holds all the
     /// remaining moves.
     pub fn in_quickplay_finish(&self, c: Color) -> bool {

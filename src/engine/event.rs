@@ -4,6 +4,7 @@
 use serde::Serialize;
 use shakmaty::{Color, Role, Square};
 
+use super::computer::{Asked, PositionKey};
 use crate::named;
 use crate::words::{Names, Words};
 
@@ -333,6 +334,13 @@ pub enum EventKind {
         #[serde(serialize_with = "ser_square")]
         square: Square,
     },
+    /// Playing against the computer: the player asked for a hint or an evaluation of the
+    /// position `key`; the daemon has the UCI engine search and answers with
+    /// `Engine::computer_answer` (daemon only).
+    ComputerAsk {
+        what: Asked,
+        key: PositionKey,
+    },
 }
 
 impl EventKind {
@@ -357,6 +365,7 @@ impl EventKind {
             EventKind::Voice { .. } => "voice",
             EventKind::Resumed { .. } => "resumed",
             EventKind::Replicated { .. } => "replicated",
+            EventKind::ComputerAsk { .. } => "computer_ask",
         }
     }
 
@@ -552,6 +561,17 @@ impl Event {
             }
             EventKind::Link { state } => j.str("state", state),
             EventKind::Flicker { square } => j.square("square", *square),
+            EventKind::ComputerAsk { what, key } => {
+                j.str("what", what.name());
+                j.key("key");
+                j.out.extend_from_slice(b"{\"games_started\":");
+                j.raw_num(key.games_started());
+                j.out.extend_from_slice(b",\"plies\":");
+                j.raw_num(key.plies() as u64);
+                j.out.extend_from_slice(b",\"takebacks\":");
+                j.raw_num(key.takebacks());
+                j.out.push(b'}');
+            }
         }
         if let Some(name) = board {
             j.str("board", name);
@@ -854,6 +874,14 @@ mod tests {
             },
             EventKind::Link { state: "lost" },
             EventKind::Flicker { square: Square::H4 },
+            EventKind::ComputerAsk {
+                what: Asked::Hint,
+                key: PositionKey::new(3, 41, 2),
+            },
+            EventKind::ComputerAsk {
+                what: Asked::Evaluate,
+                key: PositionKey::new(1, 0, 0),
+            },
         ];
         for kind in kinds {
             let e = Event { t: 123_456, kind };

@@ -151,6 +151,13 @@ pub enum Command {
     Press(Button),
     /// Speech rate and volume.
     Voice(VoiceChange),
+    /// Against the computer, casual play: the engine's best move, spoken.
+    Hint,
+    /// Against the computer, casual play: the position's score, in words.
+    Evaluate,
+    /// Against the computer, casual play: a new game, the colours swapped (wants the same
+    /// command again to confirm, as a new game does).
+    Switch,
 }
 
 /// A question about the game. Every question, from a command or a button, is answered by

@@ -17,12 +17,14 @@
 //!   (buttons and questions), [`announce`] (what is said besides moves).
 //! - [`touch`]: Art. 4.3-4.5 as a function of the touches; [`rules`]: the editions as data;
 //!   [`clock`]; [`game`]: the record and PGN; [`dead`]: dead positions (Art. 5.2b, 9.6);
-//!   [`table`]: one game on two boards; [`event`]: what comes out.
+//!   [`table`]: one game on two boards; [`event`]: what comes out; [`computer`]: a game
+//!   against the computer (a UCI engine the daemon runs), its requests and answers.
 
 pub mod announce;
 pub mod answers;
 pub mod arbiter;
 pub mod clock;
+pub mod computer;
 pub mod dead;
 pub mod debounce;
 pub mod event;
@@ -43,6 +45,7 @@ pub mod touch;
 pub mod turn;
 
 pub use arbiter::Engine;
+pub use computer::{Asked, ComputerAnswer, ComputerRequest, PositionKey, UciClocks};
 pub use event::{Event, EventKind, Millis, Priority};
 pub use games::Resumed;
 pub use input::{

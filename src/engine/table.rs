@@ -7,8 +7,9 @@
 //!
 //! With a single board this is exactly that board's engine.
 
-use shakmaty::{Chess, Color, Position};
+use shakmaty::{Chess, Color, Move, Position};
 
+use super::computer::{ComputerAnswer, ComputerRequest, PositionKey};
 use super::{Button, Command, Engine, LinkState, Reading, Resumed, Settings};
 use super::{Event, Millis};
 
@@ -254,6 +255,51 @@ impl Table {
             e.advance(t, &mut buf);
             out.extend(buf.drain(..).map(|e| (i, e)));
         }
+    }
+
+    /// Plays against the computer (one board): `Some((color, pgn_name))`, or `None`. Every
+    /// board's engine knows it (see `Engine::set_computer`).
+    pub fn set_computer(&mut self, computer: Option<(Color, String)>) {
+        for e in &mut self.engines {
+            e.set_computer(computer.clone());
+        }
+    }
+
+    /// The computer's colour, if the player plays against the computer.
+    pub fn computer(&self) -> Option<Color> {
+        self.leader().computer()
+    }
+
+    /// What the UCI engine is to be told, when the computer has the move (see
+    /// `Engine::computer_request`).
+    pub fn computer_request(&self, now: Millis) -> Option<ComputerRequest> {
+        self.leader().computer_request(now)
+    }
+
+    /// The computer's move for the position `key` (see `Engine::computer_move`).
+    pub fn computer_move(
+        &mut self,
+        t: Millis,
+        key: PositionKey,
+        m: Move,
+        out: &mut Vec<(usize, Event)>,
+    ) -> bool {
+        let l = self.leader;
+        let mut done = false;
+        self.on(l, t, out, |e, buf| done = e.computer_move(t, key, m, buf));
+        done
+    }
+
+    /// The daemon's answer to a `computer_ask` (see `Engine::computer_answer`).
+    pub fn computer_answer(
+        &mut self,
+        t: Millis,
+        key: PositionKey,
+        answer: ComputerAnswer,
+        out: &mut Vec<(usize, Event)>,
+    ) {
+        let l = self.leader;
+        self.on(l, t, out, |e, buf| e.computer_answer(t, key, answer, buf));
     }
 
     /// The leading engine, which holds the game (for its record).

@@ -22,8 +22,11 @@ impl Engine {
     /// put back to an earlier position of the game, is a takeback.
     pub(super) fn takeback_plan(&self) -> Option<Takeback> {
         let occ = self.phys.occupied();
+        // Against the computer, a takeback leaves the player to move (the computer's move is
+        // taken back with his own).
+        let computer = self.computer();
         if let Some(last) = self.game.plies.last() {
-            if last.m.role() == Role::Rook {
+            if last.m.role() == Role::Rook && computer != Some(last.before.turn()) {
                 let before = &last.before;
                 let color = before.turn();
                 let castle = before.legal_moves().into_iter().find(|m| match *m {
@@ -41,7 +44,11 @@ impl Engine {
         self.game
             .plies
             .iter()
-            .rposition(|p| p.before.board().occupied() == occ && self.phys.shows(p.before.board()))
+            .rposition(|p| {
+                computer != Some(p.before.turn())
+                    && p.before.board().occupied() == occ
+                    && self.phys.shows(p.before.board())
+            })
             .map(Takeback::To)
     }
 
@@ -61,9 +68,23 @@ impl Engine {
         });
     }
 
+    /// How many plies the `takeback` button takes back: the last one; against the computer,
+    /// as many as leave the player to move (his move and the computer's reply, or his move
+    /// alone while the computer thinks). None when there is nothing to take back.
+    pub(super) fn takeback_plies(&self) -> Option<usize> {
+        let plies = &self.game.plies;
+        let Some(computer) = self.computer() else {
+            return (!plies.is_empty()).then_some(1);
+        };
+        // The last ply before which the player had the move.
+        let k = plies.iter().rposition(|p| p.before.turn() != computer)?;
+        Some(plies.len() - k)
+    }
+
     /// Takes back the last move of the record.
     pub(super) fn take_back(&mut self, out: &mut Vec<Event>) {
         let Some(ply) = self.game.undo() else { return };
+        self.takebacks += 1;
         let ply_no = ply_number(&ply.before);
         self.emit(
             out,

@@ -235,13 +235,36 @@ pub struct Words {
     pub record_failed: String,
     /// ... and now it can.
     pub record_written: String,
+    /// Against the computer: a hint, "Hinweis: Springer Felix drei".
+    pub hint: String,
+    /// The evaluation in words: within 0.3 pawns.
+    pub eval_equal: String,
+    /// 0.3 to 1 pawn: "{side} steht etwas besser".
+    pub eval_slightly: String,
+    /// 1 to 3 pawns: "{side} steht besser, etwa {pawns}".
+    pub eval_better: String,
+    /// 3 pawns or more: "{side} steht deutlich besser".
+    pub eval_clearly: String,
+    /// The pawns of `eval_better`: one, and the noun of more.
+    pub one_pawn: String,
+    pub pawns: String,
+    /// A mate found: "{side} setzt in {moves} matt", with one move and the noun of more.
+    pub mate_in: String,
+    pub mate_one_move: String,
+    pub mate_moves: String,
+    /// Hint, evaluation, colour switch asked with no computer opponent.
+    pub no_computer: String,
+    /// ... or in tournament mode.
+    pub training_only: String,
+    /// After the colours are switched: "{side}" is the player's colour.
+    pub you_play: String,
     /// The spoken name of each command, in the order of [`COMMAND_KEYS`]; by name:
     /// [`Words::command`].
     pub commands: [String; COMMAND_COUNT],
 }
 
 /// How many commands there are.
-pub const COMMAND_COUNT: usize = 25;
+pub const COMMAND_COUNT: usize = 28;
 
 /// The commands' names, as the `[commands]` table of a language's data file has them, in the
 /// order a list of them is given in the config (`[speech.words] commands = [...]`).
@@ -271,6 +294,9 @@ pub const COMMAND_KEYS: [&str; COMMAND_COUNT] = [
     "rate down",
     "volume up",
     "volume down",
+    "hint",
+    "evaluate",
+    "switch",
 ];
 
 /// The words that are patterns, with the placeholders each must hold.
@@ -278,6 +304,11 @@ pub const PATTERNS: &[(&str, &[&str])] = &[
     ("low_time", &["{side}", "{time}"]),
     ("may_claim_win", &["{side}"]),
     ("square_flickers", &["{square}"]),
+    ("eval_slightly", &["{side}"]),
+    ("eval_better", &["{side}", "{pawns}"]),
+    ("eval_clearly", &["{side}"]),
+    ("mate_in", &["{side}", "{moves}"]),
+    ("you_play", &["{side}"]),
 ];
 
 /// A pattern word (`low_time = "{side} noch {time}"`) holds each of its placeholders, and no
@@ -436,6 +467,19 @@ word_fields!(
     storage_free,
     record_failed,
     record_written,
+    hint,
+    eval_equal,
+    eval_slightly,
+    eval_better,
+    eval_clearly,
+    one_pawn,
+    pawns,
+    mate_in,
+    mate_one_move,
+    mate_moves,
+    no_computer,
+    training_only,
+    you_play,
 );
 
 fn word_list<const N: usize>(key: &str, value: &toml::Value) -> Result<[String; N], String> {

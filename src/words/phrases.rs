@@ -238,6 +238,50 @@ impl Phrases {
         })
     }
 
+    /// A UCI engine's score in words. `cp` (centipawns) and `mate` (moves; negative: the side
+    /// to move is mated) are from the side to move's (`turn`) view, as UCI gives them; a mate
+    /// wins over centipawns. Within 0.3 pawns "Ausgeglichen"; below 1 pawn "{side} steht etwas
+    /// besser"; below 3 "{side} steht besser, etwa {pawns}" (rounded to whole pawns); from 3
+    /// on "{side} steht deutlich besser"; a mate "{side} setzt in {moves} matt".
+    pub fn evaluation(&self, turn: Color, cp: Option<i32>, mate: Option<i32>) -> String {
+        let w = &self.words;
+        let side = |c: Color| w.color(c).to_string();
+        if let Some(n) = mate {
+            // Mate in 0: the side to move is mated already.
+            let winner = if n > 0 { turn } else { !turn };
+            let moves = w.count(
+                u64::from(n.unsigned_abs()).max(1),
+                &w.mate_one_move,
+                &w.mate_moves,
+            );
+            return sentences(
+                &w.mate_in
+                    .replace("{side}", &side(winner))
+                    .replace("{moves}", &moves),
+            );
+        }
+        let cp = i64::from(cp.unwrap_or(0));
+        // White's view.
+        let white = if turn == Color::White { cp } else { -cp };
+        let better = if white > 0 {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let text = match white.unsigned_abs() {
+            0..30 => w.eval_equal.clone(),
+            30..100 => w.eval_slightly.replace("{side}", &side(better)),
+            100..300 => {
+                let pawns = (white.unsigned_abs() + 50) / 100;
+                w.eval_better
+                    .replace("{side}", &side(better))
+                    .replace("{pawns}", &w.count(pawns, &w.one_pawn, &w.pawns))
+            }
+            _ => w.eval_clearly.replace("{side}", &side(better)),
+        };
+        sentences(&text)
+    }
+
     /// A low-time warning: "Weiß noch eine Minute".
     pub fn low_time(&self, side: Color, left_ms: i64) -> String {
         sentences(
