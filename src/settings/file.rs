@@ -20,6 +20,7 @@ use crate::engine::clock::{ClockSwitch, Pace, TimeControl};
 use crate::engine::rules::{Mode, RuleProfile};
 use crate::engine::settings::TimeAnswer;
 use crate::engine::{Millis, VoiceLevel};
+use crate::opponent::{OpponentSettings, Strength};
 use crate::speech::audio::Earcon;
 use crate::speech::speaker::{Announce, SpeechConfig};
 use crate::speech::synth::{Backend, Voice};
@@ -49,6 +50,23 @@ pub struct RawConfig<B = RawBoard> {
     pub mqtt: RawMqtt,
     #[serde(default)]
     pub game: RawGame,
+    #[serde(default)]
+    pub opponent: RawOpponent,
+}
+
+/// `[opponent]`: playing against a UCI chess engine.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawOpponent {
+    pub enabled: Option<bool>,
+    pub engine: Option<Spanned<String>>,
+    pub color: Option<Spanned<String>>,
+    pub elo: Option<Spanned<i64>>,
+    pub level: Option<Spanned<i64>>,
+    pub movetime_ms: Option<Spanned<i64>>,
+    pub threads: Option<Spanned<i64>>,
+    pub hash_mb: Option<Spanned<i64>>,
+    pub book: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -409,6 +427,7 @@ pub(super) fn parse(
     }
     settings.pgn_tags = game_tags(&cx, &raw.game)?;
     let boards = boards_config(&cx, &raw.board)?;
+    let (opponent, play) = opponent_config(&cx, &raw.opponent)?;
     let mut cfg = Settings {
         engine: settings,
         lang,
@@ -422,6 +441,8 @@ pub(super) fn parse(
         web,
         mqtt: mqtt.as_ref().filter(|_| has_url).cloned(),
         mqtt_partial: mqtt,
+        opponent: play.then(|| opponent.clone()),
+        opponent_written: opponent,
     };
     cfg.rebuild_phrases();
     Ok(cfg)
@@ -447,6 +468,7 @@ fn read_toml(path: &Path, text: &str) -> Result<RawConfig<Vec<RawBoard>>, Config
             web: r.web,
             mqtt: r.mqtt,
             game: r.game,
+            opponent: r.opponent,
         })
     };
     let mut raw = parsed.map_err(|e| {
@@ -944,6 +966,95 @@ fn mqtt_config(
         }
     };
     Ok((Some(s), has_url))
+}
+
+/// `[opponent]`: the engine's settings as written (defaults for what is not), and whether the
+/// player plays against it (`enabled`).
+fn opponent_config(cx: &Ctx, o: &RawOpponent) -> Result<(OpponentSettings, bool), ConfigError> {
+    let d = OpponentSettings::default();
+    let path = |v: &Option<Spanned<String>>, key: &str| -> Result<Option<PathBuf>, ConfigError> {
+        match v {
+            Some(s) if s.get_ref().chars().any(char::is_control) => cx.err(
+                s.span(),
+                key,
+                "a path has no control characters (a NUL, a newline)".into(),
+            ),
+            Some(s) if !s.get_ref().trim().is_empty() => {
+                Ok(Some(PathBuf::from(s.get_ref().trim())))
+            }
+            _ => Ok(None),
+        }
+    };
+    let engine = match path(&o.engine, "opponent.engine")? {
+        Some(p) => p,
+        None if o.engine.is_some() => {
+            let span = o.engine.as_ref().map(|e| e.span()).unwrap_or_default();
+            return cx.err(
+                span,
+                "opponent.engine",
+                format!(
+                    "no engine given (the default is \"{}\")",
+                    d.engine.display()
+                ),
+            );
+        }
+        None => d.engine.clone(),
+    };
+    let elo = cx.number(&o.elo, "opponent.elo", 0..=4000, 0, "(0: not limited)")?;
+    let level = cx.number(&o.level, "opponent.level", 0..=20, 0, "(0: not set)")?;
+    let strength = match (elo, level) {
+        (0, 0) => Strength::Full,
+        (e, 0) if e < 500 => {
+            let span = o.elo.as_ref().map(|e| e.span()).unwrap_or_default();
+            return cx.err(
+                span,
+                "opponent.elo",
+                format!("{e} is out of range (accepted: 0 for full strength, or 500 to 4000)"),
+            );
+        }
+        (e, 0) => Strength::Elo(e as u32),
+        (0, l) => Strength::Level(l as u32),
+        (_, _) => {
+            let span = o.level.as_ref().map(|l| l.span()).unwrap_or_default();
+            return cx.err(
+                span,
+                "opponent.level",
+                "give elo or level, not both (0 leaves one unset)".into(),
+            );
+        }
+    };
+    let settings = OpponentSettings {
+        engine,
+        color: cx.parse(&o.color, "opponent.color", d.color)?,
+        strength,
+        movetime_ms: cx.millis(
+            &o.movetime_ms,
+            "opponent.movetime_ms",
+            50..=600_000,
+            d.movetime_ms,
+        )?,
+        threads: cx.number(
+            &o.threads,
+            "opponent.threads",
+            1..=256,
+            u64::from(d.threads),
+            "threads",
+        )? as u32,
+        hash_mb: cx.number(
+            &o.hash_mb,
+            "opponent.hash_mb",
+            1..=65_536,
+            u64::from(d.hash_mb),
+            "MB",
+        )? as u32,
+        book: path(&o.book, "opponent.book")?,
+        handshake_ms: d.handshake_ms,
+    };
+    if let (Some(book), Some(s)) = (&settings.book, &o.book) {
+        crate::opponent::book::Book::open(book)
+            .or_else(|e| cx.err(s.span(), "opponent.book", e.to_string()))?;
+    }
+    Ok((settings, o.enabled.unwrap_or(false)))
 }
 
 /// `[game]`: the PGN tags of the games played (Event, Site, Round, Board, White, Black).

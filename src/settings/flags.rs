@@ -8,6 +8,7 @@ use crate::broadcast::check_board_id;
 use crate::engine::clock::TimeControl;
 use crate::engine::rules::{Mode, RuleProfile};
 use crate::mqtt::{BrokerUrl, MqttSettings};
+use crate::opponent::Strength;
 use crate::speech::synth::Backend;
 use crate::words::{Lang, Style};
 
@@ -47,6 +48,10 @@ pub struct Flags {
     pub voice_pack: Option<PathBuf>,
     /// `--device`: the sound card (empty: the default one).
     pub device: Option<String>,
+    /// `--opponent`: `engine` (play against the computer of `[opponent]`) or `none`.
+    pub opponent: Option<String>,
+    /// `--elo`: the computer's strength (over `[opponent]` elo and level).
+    pub elo: Option<String>,
 }
 
 fn bad(flag: &'static str, e: impl std::fmt::Display) -> ConfigError {
@@ -124,7 +129,50 @@ impl Settings {
         if let Some(d) = &flags.device {
             sc.device = Some(d.clone()).filter(|d| !d.is_empty());
         }
+        self.apply_opponent(flags.opponent.as_deref(), flags.elo.as_deref())?;
         self.rebuild_phrases();
+        Ok(())
+    }
+
+    /// `--opponent engine|none` over `[opponent] enabled`, `--elo N` over its strength.
+    fn apply_opponent(
+        &mut self,
+        which: Option<&str>,
+        elo: Option<&str>,
+    ) -> Result<(), ConfigError> {
+        match which {
+            None => {}
+            Some("none") => self.opponent = None,
+            Some("engine") => {
+                if self.opponent.is_none() {
+                    self.opponent = Some(self.opponent_written.clone());
+                }
+            }
+            Some(other) => {
+                return Err(bad(
+                    "--opponent",
+                    format!("'{other}' (accepted: engine, none)"),
+                ))
+            }
+        }
+        if let Some(e) = elo {
+            let n: u32 = e
+                .trim()
+                .parse()
+                .ok()
+                .filter(|n| (500..=4000).contains(n))
+                .ok_or_else(|| bad("--elo", format!("'{e}' (accepted: 500 to 4000)")))?;
+            match &mut self.opponent {
+                Some(o) => o.strength = Strength::Elo(n),
+                None => {
+                    return Err(bad(
+                        "--elo",
+                        "no computer to play against (give --opponent engine, or set \
+                         [opponent] enabled = true)",
+                    ))
+                }
+            }
+        }
         Ok(())
     }
 

@@ -5,7 +5,7 @@
 //! puts the flags given over it (`flags.rs`), each value checked once. `run` loads its settings
 //! this way at start and again at SIGHUP. Each board's own settings are a [`BoardSettings`];
 //! the subsystems' settings live with them (`board::gpio_settings`, `control::settings`,
-//! `mqtt::MqttSettings`, `speech::speaker::SpeechConfig`, the engine's `engine::Settings`), and
+//! `mqtt::MqttSettings`, `opponent::OpponentSettings`, `speech::speaker::SpeechConfig`, the engine's `engine::Settings`), and
 //! only the top of the program (the command line, the daemon) uses this module.
 
 use std::path::{Path, PathBuf};
@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use crate::board::gpio_settings::GpioConfig;
 use crate::control::settings::ControlConfig;
 use crate::mqtt::MqttSettings;
+use crate::opponent::OpponentSettings;
 use crate::speech::speaker::SpeechConfig;
 use crate::words::{FileWords, Lang, Phrases, Style};
 
@@ -116,6 +117,10 @@ pub struct Settings {
     /// `[mqtt]` as written, with a placeholder address when it has no url: the credentials,
     /// TLS files and prefix that `--mqtt URL` completes.
     mqtt_partial: Option<MqttSettings>,
+    /// `[opponent]`: the computer the player plays against; `None`: no computer.
+    pub opponent: Option<OpponentSettings>,
+    /// `[opponent]` as written (or the defaults), which `--opponent engine` takes.
+    opponent_written: OpponentSettings,
 }
 
 impl Default for Settings {
@@ -133,6 +138,8 @@ impl Default for Settings {
             web: None,
             mqtt: None,
             mqtt_partial: None,
+            opponent: None,
+            opponent_written: OpponentSettings::default(),
         };
         s.rebuild_phrases();
         s
@@ -355,6 +362,83 @@ mod tests {
         let e = err("[mqtt]\nurl = \"mqtts://b\"\nclient_cert = \"/etc/hostname\"\n");
         assert!(e.contains("t.toml:3:") || e.contains(":3:"), "{e}");
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn opponent_settings_and_flags() {
+        use crate::opponent::{ColorChoice, Strength};
+        let c = Settings::parse(Path::new("o.toml"), "").unwrap();
+        assert!(c.opponent.is_none());
+        let text = "[opponent]\nenabled = true\nengine = \"/opt/sf\"\ncolor = \"random\"\n\
+                    level = 5\nmovetime_ms = 300\nthreads = 2\nhash_mb = 64\n";
+        let c = Settings::parse(Path::new("o.toml"), text).unwrap();
+        let o = c.opponent.clone().unwrap();
+        assert_eq!(o.engine, PathBuf::from("/opt/sf"));
+        assert_eq!(o.color, ColorChoice::Random);
+        assert_eq!(o.strength, Strength::Level(5));
+        assert_eq!((o.movetime_ms, o.threads, o.hash_mb), (300, 2, 64));
+        // Written but not enabled: `--opponent engine` takes it, `--elo` over its level.
+        let written = "[opponent]\nengine = \"/opt/sf\"\nlevel = 5\n";
+        let mut c = Settings::parse(Path::new("o.toml"), written).unwrap();
+        assert!(c.opponent.is_none());
+        c.apply(&Flags {
+            opponent: Some("engine".into()),
+            elo: Some("1500".into()),
+            ..Flags::default()
+        })
+        .unwrap();
+        let o = c.opponent.clone().unwrap();
+        assert_eq!(
+            (o.engine.to_str(), o.strength),
+            (Some("/opt/sf"), Strength::Elo(1500))
+        );
+        c.apply(&Flags {
+            opponent: Some("none".into()),
+            ..Flags::default()
+        })
+        .unwrap();
+        assert!(c.opponent.is_none());
+        let e = c
+            .apply(&Flags {
+                elo: Some("1500".into()),
+                ..Flags::default()
+            })
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("--elo: no computer"), "{e}");
+        let e = c
+            .apply(&Flags {
+                opponent: Some("stockfish".into()),
+                ..Flags::default()
+            })
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("--opponent") && e.contains("engine, none"),
+            "{e}"
+        );
+        let e = err("[opponent]\nelo = 1500\nlevel = 3\n");
+        assert!(
+            e.starts_with("test.toml:3:9: opponent.level: give elo or level, not both"),
+            "{e}"
+        );
+        let e = err("[opponent]\ncolor = \"green\"\n");
+        assert!(
+            e.contains("opponent.color") && e.contains("white, black, random"),
+            "{e}"
+        );
+        let e = err("[opponent]\nelo = 100\n");
+        assert!(
+            e.contains("test.toml:2:") && e.contains("500 to 4000"),
+            "{e}"
+        );
+        let e = err("[opponent]\nbook = \"/nonexistent.bin\"\n");
+        assert!(
+            e.contains("opponent.book") && e.contains("cannot read"),
+            "{e}"
+        );
+        let e = err("[opponent]\nengin = \"x\"\n");
+        assert!(e.contains("did you mean `engine`?"), "{e}");
     }
 
     #[test]
