@@ -539,6 +539,14 @@ fn hint_and_evaluation() {
     g.lift(Square::E7);
     g.place(Square::E5);
     g.take();
+    // While the computer thinks, a hint is not for the player.
+    g.player("b1c3");
+    g.wait(50);
+    assert_eq!(g.command(Command::Hint), "Schwarz am Zug");
+    assert!(g.computer("b8c6"));
+    g.lift(Square::B8);
+    g.place(Square::C6);
+    g.take();
     assert_eq!(g.command(Command::Hint), "");
     let ev = g.take();
     let key = g.e.position_key();
@@ -558,7 +566,7 @@ fn hint_and_evaluation() {
         .to_json();
     assert!(
         line.ends_with(
-            r#""type":"computer_ask","what":"hint","key":{"games_started":1,"plies":2,"takebacks":0}}"#
+            r#""type":"computer_ask","what":"hint","key":{"games_started":1,"plies":4,"takebacks":0}}"#
         ),
         "{line}"
     );
