@@ -884,3 +884,84 @@ fn the_computer_castles_and_promotes_through_the_table() {
     assert_eq!(table.leader().game().plies.len(), 3);
     assert_eq!(table.leader().game().pos.turn(), Color::White);
 }
+
+/// Casual play: the board put back to the position before the player's move takes back his
+/// move and the computer's reply; the computer's move alone put back is no takeback (the
+/// computer would only move again), and is told as a board to put right.
+#[test]
+fn the_board_put_back_takes_back_both_moves() {
+    use Square::*;
+    let mut g = Game::new(casual(), Color::Black);
+    g.player("e2e4");
+    assert!(g.computer("e7e5"));
+    g.lift(E7);
+    g.place(E5);
+    g.take();
+    // The computer's pawn back alone.
+    g.lift(E5);
+    g.place(E7);
+    g.wait(3_500);
+    let ev = g.take();
+    assert!(!ev
+        .iter()
+        .any(|e| matches!(e.kind, EventKind::Takeback { .. })));
+    assert_eq!(mismatches(&ev), [(vec![E5], vec![E7])]);
+    // And the player's too: both taken back, the player to move.
+    g.lift(E4);
+    g.place(E2);
+    g.wait(500);
+    let ev = g.take();
+    let taken = ev
+        .iter()
+        .filter(|e| matches!(e.kind, EventKind::Takeback { .. }))
+        .count();
+    assert_eq!(taken, 2, "{ev:?}");
+    assert!(g.e.game().plies.is_empty());
+    assert!(g.e.computer_request(g.t).is_none());
+    g.player("d2d4");
+    assert!(g.computer("d7d5"));
+}
+
+/// The hint and the evaluation in English.
+#[test]
+fn hint_and_evaluation_in_english() {
+    let s = Settings {
+        phrases: Phrases::new(Lang::En, Style::Short, FileWords::Nato),
+        ..casual()
+    };
+    let mut g = Game::new(s, Color::White);
+    assert!(g.computer("e2e4"));
+    g.lift(Square::E2);
+    g.place(Square::E4);
+    g.take();
+    g.command(Command::Hint);
+    let key = g.e.position_key();
+    let nf6 = g.mv("g8f6");
+    g.e.computer_answer(g.t, key, ComputerAnswer::Hint(nf6), &mut g.ev);
+    g.command(Command::Evaluate);
+    // Black to move, -35 from black's view: white is slightly better.
+    g.e.computer_answer(
+        g.t,
+        key,
+        ComputerAnswer::Evaluation {
+            cp: Some(-35),
+            mate: None,
+        },
+        &mut g.ev,
+    );
+    assert_eq!(
+        said(&g.take()),
+        ["Hint: Knight foxtrot six", "White is slightly better"]
+    );
+    let mut g2 = Game::new(
+        Settings {
+            phrases: Phrases::new(Lang::En, Style::Short, FileWords::Nato),
+            ..Settings::default()
+        },
+        Color::White,
+    );
+    assert_eq!(
+        g2.command(Command::Hint),
+        "Training help only in casual play"
+    );
+}

@@ -190,8 +190,10 @@ impl Engine {
     }
 
     /// `Some(request)` when the computer has the move and no move of its is pending: what the
-    /// daemon sends to the UCI engine. Not while the clocks are paused, nor before the board
-    /// shows the start of a new game (the computer's first move would have nowhere to go).
+    /// daemon sends to the UCI engine. Not while the clocks are paused (a move asked for before
+    /// is still taken), nor before the board shows the start of a new game (the computer's
+    /// first move would have nowhere to go). The same position gives the same key: the daemon
+    /// asks once for each key.
     pub fn computer_request(&self, now: Millis) -> Option<ComputerRequest> {
         if !self.computer_to_move() {
             return None;
