@@ -143,9 +143,10 @@ pub const DEFAULT_KEYS: &[(&str, &str, Option<&str>)] = &[
     ("KP4", "draw", Some("resign")),
     ("KP5", "claim", Some("takeback")),
     ("KP6", "promote knight", Some("new-game")),
-    ("KP7", "promote queen", None),
-    ("KP8", "promote rook", None),
-    ("KP9", "promote bishop", None),
+    // (Long: training help against the computer, casual mode.)
+    ("KP7", "promote queen", Some("hint")),
+    ("KP8", "promote rook", Some("evaluate")),
+    ("KP9", "promote bishop", Some("switch")),
     ("KPDOT", "adjust", None),
     ("KPENTER", "clock", Some("toggle-pause")),
     ("KPPLUS", "volume up", None),
@@ -378,8 +379,8 @@ mod tests {
     fn short_and_long_presses() {
         let mut p = Presses::new(KeyMap::default(), 800);
         // No long binding: at once, on the way down.
-        assert_eq!(p.event(0, KeyEvent::Down(kp("KP7"))), ["promote queen"]);
-        assert!(p.event(50, KeyEvent::Up(kp("KP7"))).is_empty());
+        assert_eq!(p.event(0, KeyEvent::Down(kp("KPPLUS"))), ["volume up"]);
+        assert!(p.event(50, KeyEvent::Up(kp("KPPLUS"))).is_empty());
         // A long binding: a short press acts on release.
         assert!(p.event(100, KeyEvent::Down(kp("KP0"))).is_empty());
         assert_eq!(p.due(), Some(900));
@@ -399,8 +400,8 @@ mod tests {
         // A long press due when another key's event comes is given first.
         assert!(p.event(7000, KeyEvent::Down(kp("KP5"))).is_empty());
         assert_eq!(
-            p.event(8000, KeyEvent::Down(kp("KP9"))),
-            ["takeback", "promote bishop"]
+            p.event(8000, KeyEvent::Down(kp("KPPLUS"))),
+            ["takeback", "volume up"]
         );
     }
 
@@ -413,7 +414,7 @@ mod tests {
             "{help}"
         );
         assert!(help.contains("2 Stellung, lang Stellung Weiß"), "{help}");
-        assert!(help.contains("7 Umwandlung Dame"), "{help}");
+        assert!(help.contains("7 Umwandlung Dame, lang Hinweis"), "{help}");
         assert!(help.contains("Enter Uhr, lang Pause oder weiter"), "{help}");
         assert!(help.contains("+ lauter"), "{help}");
         // The keyboard's digit row repeats the keypad: told once.

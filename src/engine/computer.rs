@@ -166,15 +166,6 @@ impl Engine {
     /// May be set before or after a game is started or resumed.
     pub fn set_computer(&mut self, computer: Option<(Color, String)>) {
         self.computer = computer;
-        if self.phase == Phase::Over {
-            return;
-        }
-        // The board is looked at again: who is watched has changed.
-        self.mismatch.due = None;
-        let mut out = Vec::new();
-        self.evaluate(&mut out);
-        // (Nothing is said at once: only a board that stands wrong is reported, later.)
-        debug_assert!(out.iter().all(|e| e.kind.spoken().is_none()));
     }
 
     /// The computer's colour, if the player plays against the computer.
@@ -199,8 +190,10 @@ impl Engine {
     }
 
     /// `Some(request)` when the computer has the move and no move of its is pending: what the
-    /// daemon sends to the UCI engine. Not while the clocks are paused, nor before the board
-    /// shows the start of a new game (the computer's first move would have nowhere to go).
+    /// daemon sends to the UCI engine. Not while the clocks are paused (a move asked for before
+    /// is still taken), nor before the board shows the start of a new game (the computer's
+    /// first move would have nowhere to go). The same position gives the same key: the daemon
+    /// asks once for each key.
     pub fn computer_request(&self, now: Millis) -> Option<ComputerRequest> {
         if !self.computer_to_move() {
             return None;
@@ -317,6 +310,10 @@ impl Engine {
         } else if let Some(e) = self.game.ending {
             // The game is over: its result instead.
             Some(e.say(&self.s.phrases))
+        } else if what == Asked::Hint && self.computer_to_move() {
+            // A hint is for the player's move: the computer is thinking ("Schwarz am Zug").
+            let turn = self.game.pos.turn();
+            Some(format!("{} {}", w.color(turn), w.to_move))
         } else {
             None
         };

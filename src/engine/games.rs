@@ -179,6 +179,8 @@ impl Engine {
         let unchanged = prefix && leader.game.plies.len() == before;
         self.game = leader.game.clone();
         self.games_started = leader.games_started;
+        self.takebacks = leader.takebacks;
+        self.computer = leader.computer.clone();
         self.illegal_counts = leader.illegal_counts;
         self.draw_offer = leader.draw_offer;
         self.last_say = leader.last_say.clone();
