@@ -51,6 +51,9 @@ pub enum Entry {
         /// The config's PGN tags (players, event) when the game began.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         tags: Vec<(String, String)>,
+        /// Against the computer: its colour ("white", "black") and its PGN name.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        computer: Option<(String, String)>,
     },
     /// A completed move, UCI, and both clocks after it; which ply of the game it is and the
     /// position after it (a journal of an older version has neither).
@@ -112,6 +115,8 @@ pub struct Recorded {
     pub time_control: Option<String>,
     /// The config's PGN tags when the game began.
     pub tags: Vec<(String, String)>,
+    /// Against the computer: its colour ("white", "black") and its PGN name.
+    pub computer: Option<(String, String)>,
     pub moves: Vec<(String, Option<(i64, i64)>)>,
     pub illegal: (u32, u32),
     pub clocks: Option<(i64, i64)>,
@@ -135,6 +140,7 @@ impl Recorded {
             time,
             time_control,
             tags: Vec::new(),
+            computer: None,
             moves: Vec::new(),
             illegal: (0, 0),
             clocks: None,
@@ -173,6 +179,7 @@ impl Recorded {
             time: self.time.clone(),
             time_control: self.time_control.clone(),
             tags: self.tags.clone(),
+            computer: self.computer.clone(),
         }];
         let mut pos = self
             .start_fen
@@ -620,9 +627,11 @@ impl Journal {
             time: time.clone(),
             time_control: time_control.clone(),
             tags: engine.settings().pgn_tags.clone(),
+            computer: computer_of(engine),
         }]));
         self.recorded = Recorded::new(fen, date, time, time_control);
         self.recorded.tags = engine.settings().pgn_tags.clone();
+        self.recorded.computer = computer_of(engine);
         self.pgn_tags = tags(&self.recorded);
         self.serial = engine.games_started();
     }
@@ -784,7 +793,20 @@ fn tags(r: &Recorded) -> Vec<(&'static str, String)> {
     if !r.time.is_empty() {
         t.push(("Time", r.time.clone()));
     }
+    // The computer's side is named by the computer (as the engine's PGN does).
+    match r.computer.as_ref().map(|(c, n)| (c.as_str(), n)) {
+        Some(("white", name)) => t.push(("White", name.clone())),
+        Some(("black", name)) => t.push(("Black", name.clone())),
+        _ => {}
+    }
     t
+}
+
+/// The computer the engine plays against, as the journal writes it: its colour and name.
+fn computer_of(engine: &Engine) -> Option<(String, String)> {
+    let color = engine.computer()?;
+    let name = engine.computer_name().unwrap_or("Computer");
+    Some((color.to_string(), name.to_string()))
 }
 
 /// The PGN of a recorded game (an unfinished one has result `*`).
@@ -904,6 +926,7 @@ mod tests {
             time: "10:00:00".into(),
             time_control: Some("300+2".into()),
             tags: Vec::new(),
+            computer: None,
         }
     }
 

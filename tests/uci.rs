@@ -190,6 +190,7 @@ fn searches_with_castling_en_passant_and_promotion() {
                 btime: 3000,
                 winc: 0,
                 binc: 0,
+                movestogo: Some(20),
             },
         });
         let (id, m, _) = best(&mut uci, Duration::from_secs(10)).await;

@@ -47,6 +47,21 @@ pub struct RunArgs {
     pub fen: Option<String>,
     #[command(flatten)]
     pub controls: ControlFlags,
+    #[command(flatten)]
+    pub opponent: OpponentFlags,
+}
+
+/// Playing against the computer (over the config's `[opponent]`).
+#[derive(clap::Args, Debug, Default, Clone)]
+pub struct OpponentFlags {
+    /// Play against the computer: "engine" (the UCI engine of [opponent], Stockfish by
+    /// default: /usr/games/stockfish) or "none"; default: opponent.enabled of the config
+    #[arg(long, value_name = "WHO")]
+    pub opponent: Option<String>,
+    /// The computer's strength as an Elo rating (Stockfish: 1350 to 2850); default:
+    /// opponent.elo or opponent.level of the config, else full strength
+    #[arg(long, value_name = "N")]
+    pub elo: Option<String>,
 }
 
 /// Where `run` takes commands from (over the config's `[control]`), keeps its record, and how it
@@ -189,6 +204,8 @@ impl RunArgs {
             web: c.web.clone(),
             mqtt: c.mqtt.clone(),
             board_id: c.board_id.clone(),
+            opponent: self.opponent.opponent.clone(),
+            elo: self.opponent.elo.clone(),
             ..self.game.to_flags()
         })
     }
@@ -218,11 +235,19 @@ pub fn run(args: RunArgs) -> Result<(), Fail> {
         }
     }
     let boards = open_boards(&cfg, &spec, args.reply_ms)?;
-    let announcer = Announcer::start(&cfg, &boards, args.events_json);
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| Fail(1, format!("cannot start the runtime: {e}")))?;
+    // The computer's engine: a wrong path, or a program that is no UCI engine, stops here.
+    let computer = match &cfg.opponent {
+        Some(o) => Some(
+            rt.block_on(chessboardd::daemon::Computer::start(o))
+                .map_err(|e| Fail(EXIT_CONFIG, e))?,
+        ),
+        None => None,
+    };
+    let announcer = Announcer::start(&cfg, &boards, args.events_json);
     let mut announcer = announcer.check_record(args.controls.state_dir.as_deref())?;
     announcer.say_starting();
     let engine = rt.block_on(run_daemon(
@@ -230,7 +255,7 @@ pub fn run(args: RunArgs) -> Result<(), Fail> {
         boards,
         &args,
         (start, flags),
-        &mut announcer,
+        (computer, &mut announcer),
     ));
     announcer.finish();
     if !args.events_json {
@@ -417,7 +442,7 @@ async fn run_daemon(
     boards: Vec<(Source, Option<shakmaty::Color>)>,
     args: &RunArgs,
     reload: (Option<shakmaty::Chess>, Flags),
-    announcer: &mut Announcer,
+    (computer, announcer): (Option<chessboardd::daemon::Computer>, &mut Announcer),
 ) -> chessboardd::engine::Engine {
     let (start, flags) = reload;
     let given = args.game.config.clone();
@@ -457,6 +482,7 @@ async fn run_daemon(
             web: cfg.web,
             board_names: names,
             mqtt: cfg.mqtt,
+            computer,
         },
         |b, e| announcer.event(b, e),
         shutdown,

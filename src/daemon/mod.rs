@@ -5,8 +5,11 @@
 //! - `source`: where readings come from (simulated, serial, GPIO) and the driver threads;
 //! - `controls`: a keypad and GPIO buttons (the socket is `control::socket`);
 //! - `outputs`: where events go (the record, the lights, the broker, the web view, systemd,
-//!   the caller), all behind one trait, in one list.
+//!   the caller), all behind one trait, in one list;
+//! - `computer`: the computer the player plays against (a UCI engine, a book), asked after
+//!   each batch when it has the move, its answers taken like any input.
 
+mod computer;
 mod controls;
 mod outputs;
 mod source;
@@ -35,6 +38,7 @@ use outputs::notify::Status;
 use outputs::web::WebView;
 use outputs::{Batch, EventJson, Output};
 
+pub use computer::Computer;
 pub use outputs::lights::Lights;
 pub use source::{gpio_wiring, spawn_driver, Source, SourceError};
 
@@ -45,7 +49,7 @@ const TAIL_MS: Millis = 5_000;
 const RECORD_RETRY: Duration = Duration::from_secs(2);
 
 /// How the daemon runs.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub struct RunOptions {
     /// The position at start; default: a simulated game's, or the initial position.
     pub start: Option<shakmaty::Chess>,
@@ -71,6 +75,8 @@ pub struct RunOptions {
     pub board_names: Vec<String>,
     /// The broker the game is published to.
     pub mqtt: Option<crate::mqtt::MqttSettings>,
+    /// The computer the player plays against (started: `Computer::start`).
+    pub computer: Option<Computer>,
 }
 
 /// Runs the engine on a board until `shutdown` completes (SIGTERM), or, with `until_board_done`,
@@ -115,6 +121,7 @@ pub async fn run_boards(
         web,
         board_names,
         mqtt,
+        mut computer,
     } = opts;
     let json = EventJson::new(&board_names);
     let web = match web {
@@ -139,6 +146,15 @@ pub async fn run_boards(
     let stop = Arc::new(AtomicBool::new(false));
     let (lights, drivers, mut rx) = start_drivers(boards, clock, &stop);
     let mut engine = Table::new(settings, &players);
+    if let Some(c) = &computer {
+        // A game taken up again keeps its computer's colour (random, or switched).
+        let recorded = opened.resume.as_ref().and_then(|(r, _)| r.computer.as_ref());
+        let colour = recorded
+            .and_then(|(c, _)| c.parse::<shakmaty::Color>().ok())
+            .unwrap_or_else(|| c.colour());
+        tracing::info!("opponent: {} plays {colour}", c.pgn_name());
+        engine.set_computer(Some((colour, c.pgn_name())));
+    }
     let out = set_up(
         &mut engine,
         opened.news,
@@ -183,7 +199,11 @@ pub async fn run_boards(
     // The record's writes that wait (a full disk) are tried again this often.
     let mut retry = tokio::time::interval(RECORD_RETRY);
     retry.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut computer_live = computer.is_some();
     loop {
+        if let Some(c) = computer.as_mut().filter(|_| computer_live) {
+            c.poll(&mut shell.engine, shell.clock.now(), &mut shell.out);
+        }
         shell.hand_out();
         let behind = shell.outputs.iter().any(|o| o.behind());
         let deadline = shell.deadline();
@@ -219,6 +239,18 @@ pub async fn run_boards(
             _ = async { watchdog.as_mut().expect("checked").tick().await }, if watchdog.is_some() => {
                 notify.watchdog();
             }
+            answer = async { computer.as_mut().expect("checked").recv().await }, if computer_live => {
+                match answer {
+                    Some(a) => computer
+                        .as_mut()
+                        .expect("checked")
+                        .answer(engine, shell.clock.now(), a, out),
+                    None => {
+                        tracing::warn!("opponent: the engine's task ended; no more computer moves");
+                        computer_live = false;
+                    }
+                }
+            }
             _ = retry.tick(), if behind => shell.retry(),
             Ok(()) = async { reload.as_mut().expect("checked").changed().await }, if reload.is_some() => {
                 let new = reload.as_mut().and_then(|r| r.borrow_and_update().clone());
@@ -240,6 +272,9 @@ pub async fn run_boards(
         shell.tail().await;
     }
     let engine = shell.finish().await;
+    if let Some(c) = computer {
+        c.quit().await;
+    }
     for d in drivers {
         let _ = d.join();
     }

@@ -124,12 +124,13 @@ impl EngineInfo {
 pub enum Go {
     /// `go movetime N`.
     MoveTime(u64),
-    /// `go wtime btime winc binc` (ms): the engine manages the clock's time itself.
+    /// `go wtime btime winc binc [movestogo]` (ms): the engine manages the clock's time itself.
     Clocks {
         wtime: u64,
         btime: u64,
         winc: u64,
         binc: u64,
+        movestogo: Option<u32>,
     },
 }
 
@@ -143,7 +144,14 @@ impl Go {
                 btime,
                 winc,
                 binc,
-            } => format!("go wtime {wtime} btime {btime} winc {winc} binc {binc}"),
+                movestogo,
+            } => {
+                let mut s = format!("go wtime {wtime} btime {btime} winc {winc} binc {binc}");
+                if let Some(n) = movestogo {
+                    s.push_str(&format!(" movestogo {n}"));
+                }
+                s
+            }
         }
     }
 
@@ -926,6 +934,7 @@ mod tests {
                 btime: 59_000,
                 winc: 2000,
                 binc: 2000,
+                movestogo: None,
             },
         };
         assert_eq!(s.position(), "position startpos moves e2e4 e7e5");

@@ -267,11 +267,13 @@ pub fn fold(read: &Read) -> Folded {
             time,
             time_control,
             tags,
+            computer,
         } => match position(fen) {
             Some(p) => (
                 Fold::new(
                     Recorded {
                         tags: tags.clone(),
+                        computer: computer.clone(),
                         ..Recorded::new(
                             fen.clone(),
                             date.clone(),
