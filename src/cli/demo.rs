@@ -27,15 +27,34 @@ pub struct DemoArgs {
     pub json: bool,
     #[command(flatten)]
     pub speech: SpeechFlags,
+    /// "engine": a game against the computer ([opponent] of the config, Stockfish by
+    /// default): the simulated player plays White on a simulated ChessLink board, answers the
+    /// computer's moves and executes them for it; both sides are spoken (at most 20 moves)
+    #[arg(long, value_name = "WHO")]
+    pub opponent: Option<String>,
+    /// With --opponent engine: the computer's strength as an Elo rating
+    #[arg(long, value_name = "N")]
+    pub elo: Option<String>,
 }
 
 pub fn run(args: DemoArgs) -> Result<(), Fail> {
+    match args.opponent.as_deref() {
+        None | Some("none") => {}
+        Some("engine") => return against_the_computer(args),
+        Some(other) => {
+            return Err(Fail(
+                super::EXIT_CONFIG,
+                format!("--opponent: '{other}' (accepted: engine, none)"),
+            ))
+        }
+    }
     let DemoArgs {
         game: flags,
         game_pgn,
         speed,
         json,
         speech: speech_flags,
+        ..
     } = args;
     let cfg = load_settings(
         config_file(flags.config.as_deref()).as_deref(),
@@ -103,5 +122,182 @@ pub fn run(args: DemoArgs) -> Result<(), Fail> {
     if !json {
         print(format!("\n{}", engine.pgn()));
     }
+    Ok(())
+}
+
+/// How many moves of each side the demo against the computer plays at most.
+const OPPONENT_MOVES: usize = 20;
+
+/// `demo --opponent engine`: the simulated player (random legal moves, captures preferred)
+/// plays White against the engine on a simulated ChessLink board, and executes the computer's
+/// moves on it; the daemon announces both sides.
+fn against_the_computer(args: DemoArgs) -> Result<(), Fail> {
+    use chessboardd::board::{BoardSpec, PROTOCOLS};
+    use chessboardd::daemon::{Computer, RunOptions, Source};
+    use chessboardd::sim::live::LiveBoard;
+    use shakmaty::{Chess, Color, Position};
+
+    let flags = chessboardd::settings::Flags {
+        opponent: Some("engine".into()),
+        elo: args.elo.clone(),
+        ..args.speech.over(args.game.to_flags())
+    };
+    let cfg = load_settings(config_file(args.game.config.as_deref()).as_deref(), &flags)?;
+    let mut opponent = cfg.opponent.clone().expect("--opponent engine");
+    // The simulated player plays White.
+    opponent.color = chessboardd::opponent::ColorChoice::Black;
+    let dir = std::env::temp_dir().join(format!("chessboardd-demo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| Fail(1, format!("{}: {e}", dir.display())))?;
+    let link = dir.join("board");
+    let protocol = PROTOCOLS
+        .iter()
+        .find(|p| p.name == "chesslink")
+        .expect("a ChessLink protocol");
+    let board = LiveBoard::open(protocol, &link, Chess::default().board().clone())
+        .map_err(|e| Fail(1, format!("cannot open a simulated board: {e}")))?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Fail(1, format!("cannot start the runtime: {e}")))?;
+    let computer = rt
+        .block_on(Computer::start(&opponent))
+        .map_err(|e| Fail(super::EXIT_CONFIG, e))?;
+    eprintln!(
+        "chessboardd demo: you hear a simulated player (White) against {} (Black), at most {} moves",
+        computer.pgn_name(),
+        OPPONENT_MOVES
+    );
+    let source = Source::from_spec(
+        &BoardSpec::Serial(protocol, link.clone()),
+        &cfg.gpio,
+        &cfg.boards[0].link,
+    )
+    .map_err(|e| Fail(1, format!("the simulated board: {e}")))?;
+    let sc = cfg.speech.clone();
+    let announce = sc.announce.clone();
+    let phrases = cfg.engine.phrases.clone();
+    let mut speaker = start_speaker(sc);
+    if let Some(s) = &mut speaker {
+        s.say(&phrases.words.starting, Class::Info, None);
+    }
+    // The player's side: the daemon's moves and executions, heard by the player's thread.
+    let (tx, rx) = std::sync::mpsc::channel::<(String, Option<String>)>();
+    let (done_tx, done_rx) = tokio::sync::oneshot::channel::<()>();
+    let speed = args.speed;
+    let player = std::thread::scope(|scope| {
+        let board = &board;
+        scope.spawn(move || {
+            let wait = |what: &str, uci: Option<&str>| loop {
+                match rx.recv_timeout(std::time::Duration::from_secs(60)) {
+                    Ok((k, u)) if k == what && (uci.is_none() || u.as_deref() == uci) => return u,
+                    Ok((k, _)) if k == "game_over" => return None,
+                    Ok(_) => {}
+                    Err(_) => return None,
+                }
+            };
+            let mut pos = Chess::default();
+            let mut hands = board.hands(std::process::id().into(), speed.min(4.0));
+            let mut rng = chessboardd::sim::Rng::new(u64::from(std::process::id()));
+            wait("game_start", None);
+            for _ in 0..OPPONENT_MOVES {
+                let legal = pos.legal_moves();
+                let captures: Vec<_> = legal.iter().filter(|m| m.is_capture()).copied().collect();
+                let from = if captures.is_empty() || rng.chance(50) {
+                    legal.to_vec()
+                } else {
+                    captures
+                };
+                let m = from[rng.range(0, from.len() as u64 - 1) as usize];
+                hands.play(&pos, m);
+                let uci = m.to_uci(shakmaty::CastlingMode::Standard).to_string();
+                if wait("move", Some(&uci)).is_none() {
+                    break;
+                }
+                pos.play_unchecked(m);
+                if pos.is_game_over() || pos.turn() != Color::Black {
+                    break;
+                }
+                let Some(reply) = wait("computer", None) else {
+                    break;
+                };
+                let Some(r) = reply
+                    .parse::<shakmaty::uci::UciMove>()
+                    .ok()
+                    .and_then(|u| u.to_move(&pos).ok())
+                else {
+                    break;
+                };
+                let before = pos.clone();
+                pos.play_unchecked(r);
+                if pos.is_game_over() {
+                    break;
+                }
+                hands.play(&before, r);
+                if wait("replicated", Some(&reply)).is_none() {
+                    break;
+                }
+            }
+            std::thread::sleep(std::time::Duration::from_secs(2));
+            let _ = done_tx.send(());
+        });
+        let print = |line: String| {
+            let _ = writeln!(std::io::stdout().lock(), "{line}");
+        };
+        rt.block_on(chessboardd::daemon::run(
+            cfg.engine.clone(),
+            source,
+            RunOptions {
+                speed: 1.0,
+                computer: Some(computer),
+                ..RunOptions::default()
+            },
+            |e| {
+                if let Some(s) = &mut speaker {
+                    s.event(&spoken(&e.kind, &announce, &phrases));
+                }
+                let heard = match &e.kind {
+                    EventKind::GameStart { .. } => Some(("game_start".to_string(), None)),
+                    EventKind::Move { uci, color, .. } if *color == Color::Black => {
+                        Some(("computer".to_string(), Some(uci.clone())))
+                    }
+                    EventKind::Move { uci, .. } => Some(("move".to_string(), Some(uci.clone()))),
+                    EventKind::Replicated { uci } => {
+                        Some(("replicated".to_string(), Some(uci.clone())))
+                    }
+                    EventKind::GameOver { .. } => Some(("game_over".to_string(), None)),
+                    _ => None,
+                };
+                if let Some(h) = heard {
+                    let _ = tx.send(h);
+                }
+                if args.json {
+                    print(e.to_json());
+                    return;
+                }
+                match &e.kind {
+                    EventKind::Move { ply, san, say, .. } => {
+                        let n = ply.div_ceil(2);
+                        let dots = if ply % 2 == 1 { "." } else { "..." };
+                        print(format!("{n:>3}{dots:<4}{san:<8} \u{1f50a} {say}"));
+                    }
+                    EventKind::Say { text, .. } => print(format!("        \u{1f50a} {text}")),
+                    _ => {}
+                }
+            },
+            async {
+                let _ = done_rx.await;
+            },
+        ))
+    });
+    if let Some(s) = speaker {
+        for e in s.finish().errors {
+            eprintln!("chessboardd: speech: {e}");
+        }
+    }
+    if !args.json {
+        let _ = writeln!(std::io::stdout().lock(), "\n{}", player.pgn());
+    }
+    drop(board);
+    let _ = std::fs::remove_dir_all(&dir);
     Ok(())
 }

@@ -11,7 +11,9 @@ use shakmaty::uci::UciMove;
 use shakmaty::Color;
 
 use crate::engine::table::Table;
-use crate::engine::{Asked, ComputerAnswer, ComputerRequest, Event, EventKind, Millis, PositionKey};
+use crate::engine::{
+    Asked, ComputerAnswer, ComputerRequest, Event, EventKind, Millis, PositionKey,
+};
 use crate::opponent::book::Book;
 use crate::opponent::uci::{Answer, Go, Score, Search, Uci};
 use crate::opponent::OpponentSettings;
@@ -129,10 +131,15 @@ impl Computer {
             }
             Some(_) => {}
             None => {
-                // The position asked about is gone (a takeback, a pause): its search stops.
-                if let Some((id, _)) = self.move_asked.take() {
-                    if self.asked.contains_key(&id) {
-                        self.uci.stop();
+                // The position asked about is gone (a takeback, a new game): its search stops
+                // and its answer is dropped. (The same position not to be answered just now, a
+                // hand on the board, keeps its search: its answer is tried when it comes.)
+                if let Some((id, asked_key)) = self.move_asked {
+                    if asked_key != key {
+                        self.move_asked = None;
+                        if self.asked.remove(&id).is_some() {
+                            self.uci.stop();
+                        }
                     }
                 }
             }
@@ -150,7 +157,10 @@ impl Computer {
             let pos = table.leader().game().pos.clone();
             let seed = self.seed ^ (req.moves_uci.len() as u64).wrapping_mul(0x9e37_79b9);
             if let Some(m) = book.pick(&pos, seed) {
-                tracing::info!("opponent: book move {}", m.to_uci(shakmaty::CastlingMode::Standard));
+                tracing::info!(
+                    "opponent: book move {}",
+                    m.to_uci(shakmaty::CastlingMode::Standard)
+                );
                 self.move_asked = Some((0, req.key));
                 if table.computer_move(now, req.key, m, events) {
                     return;

@@ -148,7 +148,10 @@ pub async fn run_boards(
     let mut engine = Table::new(settings, &players);
     if let Some(c) = &computer {
         // A game taken up again keeps its computer's colour (random, or switched).
-        let recorded = opened.resume.as_ref().and_then(|(r, _)| r.computer.as_ref());
+        let recorded = opened
+            .resume
+            .as_ref()
+            .and_then(|(r, _)| r.computer.as_ref());
         let colour = recorded
             .and_then(|(c, _)| c.parse::<shakmaty::Color>().ok())
             .unwrap_or_else(|| c.colour());

@@ -7,10 +7,13 @@
 //!   bounce, lost readings and pulled cables);
 //! - [`pty`]: it rendered as a serial board's protocol bytes on a pseudo-terminal (the board
 //!   side of each protocol is in its own module, `crate::board::diy` and the others);
+//! - [`live`]: a serial board on a pseudo-terminal whose moves are decided as the game goes
+//!   (playing against the computer);
 //! - [`drive`]: the one loop that drives the engines over timed inputs in simulated time.
 
 pub mod drive;
 pub mod gestures;
+pub mod live;
 pub mod pty;
 pub mod sensors;
 
