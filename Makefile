@@ -6,9 +6,11 @@ SHELL := /bin/bash
 # Debian / Raspberry Pi OS packages: ALSA and libespeak-ng for speech (bindgen needs libclang);
 # the espeak-ng program for the latency comparison and the tests.
 BUILD_PACKAGES := pkg-config libasound2-dev libclang-dev libespeak-ng-dev espeak-ng-data
-TEST_PACKAGES := espeak-ng systemd chromium fonts-dejavu-core liblouis-bin mosquitto openssl
+TEST_PACKAGES := espeak-ng systemd chromium fonts-dejavu-core liblouis-bin mosquitto openssl stockfish
+# The computer opponent of `demo --opponent engine` (and [opponent] by default).
+DEMO_PACKAGES := stockfish
 
-.PHONY: all deps deps-build build demo test check lint bench bench-tempo bench-matcher clean
+.PHONY: all deps deps-build deps-demo build demo test check lint bench bench-tempo bench-matcher bench-opponent clean
 
 all: build
 
@@ -19,10 +21,14 @@ deps-build:
 deps:
 	@sh scripts/deps.sh $(BUILD_PACKAGES) $(TEST_PACKAGES)
 
+deps-demo:
+	@sh scripts/deps.sh $(DEMO_PACKAGES)
+
 build: deps-build
 	$(CARGO) build --release
 
-demo: build
+# The sample game; `./target/release/chessboardd demo --opponent engine` plays against Stockfish.
+demo: build deps-demo
 	./target/release/chessboardd demo
 
 # Lint first, then every test (scripts/test.sh: three test programs at a time); the last line
@@ -58,6 +64,11 @@ bench-tempo: build
 # what each reads, and the time of each over 200 games.
 bench-matcher: build
 	scripts/bench-matcher.sh
+
+# Playing against the computer: the time from the player's move to the computer's move
+# announced at each strength (p50), and the engine's CPU use between moves (the README's figures).
+bench-opponent: deps-demo
+	$(CARGO) test --test opponent -- --ignored --nocapture answer_times
 
 clean:
 	$(CARGO) clean

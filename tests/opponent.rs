@@ -131,6 +131,10 @@ fn engine_of(daemon: u32) -> Option<u32> {
 }
 
 fn daemon(link: &Path, state: &Path, config: &Path) -> Child {
+    daemon_with(link, state, config, &["--fen", LOST])
+}
+
+fn daemon_with(link: &Path, state: &Path, config: &Path, more: &[&str]) -> Child {
     Command::new(env!("CARGO_BIN_EXE_chessboardd"))
         .args([
             "run",
@@ -146,7 +150,7 @@ fn daemon(link: &Path, state: &Path, config: &Path) -> Child {
         .arg(config)
         .arg("--state-dir")
         .arg(state)
-        .args(["--fen", LOST])
+        .args(more)
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
@@ -372,4 +376,106 @@ fn run_with_a_bad_engine_is_a_config_error() {
         );
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The engine's CPU time so far (user and system), in clock ticks.
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // After the command's name in parentheses: fields 14 and 15 are utime and stime.
+    let rest = stat.rsplit_once(") ").map_or("", |(_, r)| r);
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    f.get(11).and_then(|u| u.parse::<u64>().ok()).unwrap_or(0)
+        + f.get(12).and_then(|s| s.parse::<u64>().ok()).unwrap_or(0)
+}
+
+/// The figures of the README (`make bench-opponent`): for each strength, the time from the
+/// player's move completed (its `move` event) to the computer's move announced, p50 over the
+/// computer's moves of a game from the initial position (movetime 1000 ms), and the engine's
+/// CPU use while the player executes the computer's move and makes his own.
+#[test]
+#[ignore = "a measurement of some minutes: make bench-opponent"]
+fn answer_times_and_idle_cpu_by_strength() {
+    const MOVES: usize = 8;
+    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
+    let mut rows = Vec::new();
+    for strength in [
+        "level = 1",
+        "level = 10",
+        "level = 20",
+        "elo = 1350",
+        "elo = 2000",
+        "elo = 2850",
+    ] {
+        let dir = temp_dir("bench");
+        let (link, state, config) = (dir.join("board"), dir.join("state"), dir.join("c.toml"));
+        std::fs::write(
+            &config,
+            format!("[opponent]\n{strength}\nmovetime_ms = 1000\n"),
+        )
+        .unwrap();
+        let mut pos = Chess::default();
+        let proto = PROTOCOLS.iter().find(|p| p.name == "chesslink").unwrap();
+        let board = LiveBoard::open(proto, &link, pos.board().clone()).unwrap();
+        let mut child = Daemon(daemon_with(&link, &state, &config, &[]));
+        let pid = child.0.id();
+        let mut events = Events::start(&mut child.0);
+        events.wait(Duration::from_secs(20), "the start", |v| {
+            kind(v) == "game_start"
+        });
+        let mut hands = board.hands(3, 3.0);
+        let mut rng = chessboardd::sim::Rng::new(5);
+        let (mut lat, mut idle) = (Vec::new(), Vec::new());
+        let mut last: Option<(Instant, u64)> = None;
+        for _ in 0..MOVES {
+            let legal = pos.legal_moves();
+            let m = legal[rng.range(0, legal.len() as u64 - 1) as usize];
+            let uci = m.to_uci(CastlingMode::Standard).to_string();
+            hands.play(&pos, m);
+            let (t0, _) = events.wait(Duration::from_secs(15), "the move", |v| {
+                kind(v) == "move" && v["uci"] == uci.as_str()
+            });
+            let engine = engine_of(pid).unwrap();
+            if let Some((t, c)) = last {
+                let used = (cpu_ticks(engine) - c) as f64 / ticks;
+                idle.push(100.0 * used / (t0 - t).as_secs_f64());
+            }
+            pos.play_unchecked(m);
+            if pos.is_game_over() {
+                break;
+            }
+            let (t1, mv) = events.wait(Duration::from_secs(30), "the reply", |v| {
+                kind(v) == "move" && v["color"] == "black"
+            });
+            lat.push((t1 - t0).as_secs_f64() * 1000.0);
+            last = Some((t1, cpu_ticks(engine)));
+            let reply = mv["uci"].as_str().unwrap().to_string();
+            let r = reply.parse::<UciMove>().unwrap().to_move(&pos).unwrap();
+            let before = pos.clone();
+            pos.play_unchecked(r);
+            if pos.is_game_over() {
+                break;
+            }
+            hands.play(&before, r);
+            events.wait(Duration::from_secs(15), "the execution", |v| {
+                kind(v) == "replicated" && v["uci"] == reply.as_str()
+            });
+        }
+        drop(child);
+        drop(board);
+        lat.sort_by(f64::total_cmp);
+        let p50 = lat.get(lat.len() / 2).copied().unwrap_or(f64::NAN);
+        let cpu = idle.iter().sum::<f64>() / idle.len().max(1) as f64;
+        rows.push(format!(
+            "{strength:<12} answer p50 {p50:>6.0} ms over {} moves, engine CPU between moves {cpu:.1} %",
+            lat.len()
+        ));
+        assert!(
+            cpu < 5.0,
+            "{strength}: the engine works between moves: {cpu:.1} %"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    for r in rows {
+        println!("{r}");
+    }
 }

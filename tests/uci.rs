@@ -119,13 +119,17 @@ fn zombie_or_gone(pid: u32) -> bool {
         .unwrap_or(true)
 }
 
+/// A search's case: its name, the start (FEN, `None`: the initial position), the moves sent,
+/// and the only answer when the position forces it.
+type Case<'a> = (&'a str, Option<&'a str>, &'a [&'a str], Option<&'a str>);
+
 /// Positions written by hand where the best (or only sensible) move is castling, en passant, a
 /// promotion; each answer must be legal, and where the move is forced, that move.
 #[test]
 fn searches_with_castling_en_passant_and_promotion() {
     rt().block_on(async {
         let mut uci = Uci::start(&stockfish(Strength::Full)).await.unwrap();
-        let cases: &[(&str, Option<&str>, &[&str], Option<&str>)] = &[
+        let cases: &[Case] = &[
             // After 1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5: White may castle.
             (
                 "start",

@@ -16,15 +16,38 @@ pub struct CheckConfigArgs {
 
 pub fn run(args: CheckConfigArgs) -> Result<(), Fail> {
     let path = args.file.unwrap_or_else(|| PathBuf::from(DEFAULT_PATH));
-    Settings::load_checked(&path)
+    let cfg = Settings::load_checked(&path)
         .map(|(cfg, warnings)| {
             for w in warnings {
                 eprintln!("chessboardd: warning: {}", bounded::shown(&w));
             }
-            println!("{}: ok", path.display());
-            println!("{}", board_in_use(&cfg));
+            cfg
         })
-        .map_err(|e| Fail(EXIT_CONFIG, e.to_string()))
+        .map_err(|e| Fail(EXIT_CONFIG, e.to_string()))?;
+    // The computer's engine is started once, as `run` would, and let go.
+    let opponent = match &cfg.opponent {
+        Some(o) => {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .map_err(|e| Fail(1, format!("cannot start the runtime: {e}")))?;
+            let info = rt
+                .block_on(chessboardd::opponent::uci::probe(o))
+                .map_err(|e| Fail(EXIT_CONFIG, format!("{}: {e}", path.display())))?;
+            Some(format!(
+                "opponent: {}, playing {}",
+                info.pgn_name(),
+                format!("{:?}", o.color).to_lowercase()
+            ))
+        }
+        None => None,
+    };
+    println!("{}: ok", path.display());
+    println!("{}", board_in_use(&cfg));
+    if let Some(o) = opponent {
+        println!("{o}");
+    }
+    Ok(())
 }
 
 /// Which board `run` would read with this config (for `check-config`).

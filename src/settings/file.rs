@@ -428,6 +428,13 @@ pub(super) fn parse(
     settings.pgn_tags = game_tags(&cx, &raw.game)?;
     let boards = boards_config(&cx, &raw.board)?;
     let (opponent, play) = opponent_config(&cx, &raw.opponent)?;
+    if play && boards.len() > 1 {
+        return Err(ConfigError::new(ConfigErrorKind::Mismatch(
+            "opponent.enabled: playing against the computer is on one board (the config names \
+             several [[board]])"
+                .into(),
+        )));
+    }
     let mut cfg = Settings {
         engine: settings,
         lang,

@@ -143,11 +143,10 @@ impl Settings {
         match which {
             None => {}
             Some("none") => self.opponent = None,
-            Some("engine") => {
-                if self.opponent.is_none() {
-                    self.opponent = Some(self.opponent_written.clone());
-                }
+            Some("engine") if self.opponent.is_none() => {
+                self.opponent = Some(self.opponent_written.clone());
             }
+            Some("engine") => {}
             Some(other) => {
                 return Err(bad(
                     "--opponent",
