@@ -255,6 +255,7 @@ impl Engine {
         self.turn.swap = None;
         self.relinked = false;
         self.phase = Phase::Replicating { m };
+        self.computer_executing = true;
         self.evaluate(out);
         true
     }
