@@ -965,3 +965,28 @@ fn hint_and_evaluation_in_english() {
         "Training help only in casual play"
     );
 }
+
+/// The computer switched off while its move is being executed (the daemon gave up on the UCI
+/// engine): the move stands, and the player's clock starts when it is on the board.
+#[test]
+fn the_computer_switched_off_while_its_move_is_executed() {
+    let s = Settings {
+        time_control: Some("300".parse().unwrap()),
+        ..casual()
+    };
+    let mut g = Game::new(s, Color::Black);
+    g.player("e2e4");
+    assert!(g.computer("e7e5"));
+    g.e.set_computer(None);
+    assert_eq!(g.e.running_clock(), None);
+    g.lift(Square::E7);
+    g.place(Square::E5);
+    let ev = g.take();
+    assert_eq!(replicated(&ev).len(), 1);
+    assert_eq!(g.e.running_clock(), Some(Color::White));
+    // From now on both sides are the player's: black's reply is read from the board.
+    g.player("g1f3");
+    g.wait(50);
+    g.player("b8c6");
+    assert_eq!(moves(&g.take()).len(), 2);
+}

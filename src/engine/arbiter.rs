@@ -143,6 +143,9 @@ pub struct Engine {
     pub(super) computer: Option<(Color, String)>,
     /// The computer's move is being recorded: its clock stops, the player's does not start.
     pub(super) computer_moving: bool,
+    /// The computer's move is being executed on the board (`Phase::Replicating`): the player's
+    /// clock starts when it stands there.
+    pub(super) computer_executing: bool,
     /// Takebacks made (a position's key: an answer for a position taken back is dropped).
     pub(super) takebacks: u64,
 }
@@ -179,6 +182,7 @@ impl Engine {
             batch: Vec::new(),
             computer: None,
             computer_moving: false,
+            computer_executing: false,
             takebacks: 0,
             s,
         }
@@ -810,7 +814,7 @@ impl Engine {
                     uci: recognise::uci(m),
                 },
             );
-            if self.computer.is_some() {
+            if std::mem::take(&mut self.computer_executing) {
                 self.computer_move_executed(out);
             }
             return;

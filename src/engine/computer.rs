@@ -231,7 +231,8 @@ impl Engine {
     /// The computer's move for the position `key`: recorded, announced like a move, the
     /// computer's clock stopped at `t`; then the board must show it (the player executes it:
     /// guided when he does it wrongly); the player's clock starts when it stands there. Returns
-    /// false (and does nothing) if `key` is stale or the move illegal.
+    /// false (and does nothing with the move; time passes up to `t` all the same) if `key` is
+    /// stale, the computer does not have the move, or the move is illegal.
     pub fn computer_move(
         &mut self,
         t: Millis,
@@ -255,6 +256,7 @@ impl Engine {
         self.turn.swap = None;
         self.relinked = false;
         self.phase = Phase::Replicating { m };
+        self.computer_executing = true;
         self.evaluate(out);
         true
     }

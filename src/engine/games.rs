@@ -39,6 +39,7 @@ impl Engine {
         }
         self.game = Game::new(start);
         self.games_started += 1;
+        self.computer_executing = false;
         self.phase = Phase::Moving;
         self.illegal_counts = ByColor { white: 0, black: 0 };
         self.draw_offer = None;
@@ -89,6 +90,7 @@ impl Engine {
         self.now = self.now.max(t);
         self.game = Game::new(game.start.clone());
         self.games_started += 1;
+        self.computer_executing = false;
         let mut taken = 0;
         for (m, clocks) in &game.moves {
             if !self.game.pos.is_legal(*m) {
@@ -180,6 +182,7 @@ impl Engine {
         self.game = leader.game.clone();
         self.games_started = leader.games_started;
         self.takebacks = leader.takebacks;
+        self.computer_executing = false;
         self.computer = leader.computer.clone();
         self.illegal_counts = leader.illegal_counts;
         self.draw_offer = leader.draw_offer;

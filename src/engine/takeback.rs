@@ -85,6 +85,7 @@ impl Engine {
     pub(super) fn take_back(&mut self, out: &mut Vec<Event>) {
         let Some(ply) = self.game.undo() else { return };
         self.takebacks += 1;
+        self.computer_executing = false;
         let ply_no = ply_number(&ply.before);
         self.emit(
             out,
