@@ -152,6 +152,7 @@ fn game_entries() -> Vec<Entry> {
         time: "09:00:00".into(),
         time_control: None,
         tags: Vec::new(),
+        lang: None,
     };
     // As an older version wrote them: no ply number, no position.
     let mv = |u: &str| Entry::Move {

@@ -267,11 +267,13 @@ pub fn fold(read: &Read) -> Folded {
             time,
             time_control,
             tags,
+            lang,
         } => match position(fen) {
             Some(p) => (
                 Fold::new(
                     Recorded {
                         tags: tags.clone(),
+                        lang: lang.clone(),
                         ..Recorded::new(
                             fen.clone(),
                             date.clone(),
@@ -363,6 +365,7 @@ pub fn fold(read: &Read) -> Folded {
                 g.rec.clocks = clocks.or(g.rec.clocks);
             }
             Entry::Clocks { white, black } => g.rec.clocks = Some((*white, *black)),
+            Entry::Tags { tags } => g.rec.tags = tags.clone(),
             Entry::End {
                 result,
                 reason,
