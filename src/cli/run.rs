@@ -225,7 +225,7 @@ pub fn run(args: RunArgs) -> Result<(), Fail> {
         .map_err(|e| Fail(1, format!("cannot start the runtime: {e}")))?;
     let mut announcer = announcer.check_record(args.controls.state_dir.as_deref())?;
     announcer.say_starting();
-    let engine = rt.block_on(run_daemon(
+    let ended = rt.block_on(run_daemon(
         cfg,
         boards,
         &args,
@@ -234,7 +234,7 @@ pub fn run(args: RunArgs) -> Result<(), Fail> {
     ));
     announcer.finish();
     if !args.events_json {
-        print(format!("\n{}", engine.pgn()));
+        print(format!("\n{}", ended.pgn()));
     }
     Ok(())
 }
@@ -418,7 +418,7 @@ async fn run_daemon(
     args: &RunArgs,
     reload: (Option<shakmaty::Chess>, Flags),
     announcer: &mut Announcer,
-) -> chessboardd::engine::Engine {
+) -> chessboardd::daemon::Ended {
     let (start, flags) = reload;
     let given = args.game.config.clone();
     let (reload_tx, reload_rx) = tokio::sync::watch::channel(None);
@@ -441,7 +441,7 @@ async fn run_daemon(
         }
     });
     let names = cfg.board_names();
-    chessboardd::daemon::run_boards(
+    chessboardd::daemon::run_game(
         cfg.engine,
         boards,
         chessboardd::daemon::RunOptions {

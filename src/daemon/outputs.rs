@@ -145,6 +145,18 @@ pub fn hand_out(outputs: &mut [Box<dyn Output + '_>], batch: &mut Batch) {
     }
 }
 
+/// Hands every output a batch without events: the game changed otherwise (the settings were
+/// reloaded). Events the outputs add (the record's news) are handed out with the next batch.
+pub fn refresh(outputs: &mut [Box<dyn Output + '_>], batch: &mut Batch) {
+    if !batch.events.is_empty() {
+        hand_out(outputs, batch);
+        return;
+    }
+    for o in outputs.iter_mut() {
+        o.batch(batch);
+    }
+}
+
 /// Gives every output the work that waits a try.
 pub fn retry(outputs: &mut [Box<dyn Output + '_>], batch: &mut Batch) {
     for o in outputs.iter_mut().filter(|o| o.behind()) {
