@@ -72,7 +72,7 @@ pub fn run(args: DemoArgs) -> Result<(), Fail> {
     let print = |line: String| {
         let _ = writeln!(std::io::stdout().lock(), "{line}");
     };
-    let engine = rt.block_on(chessboardd::daemon::run_simulated(
+    let ended = rt.block_on(chessboardd::daemon::run_simulated(
         settings,
         inputs,
         speed,
@@ -101,7 +101,7 @@ pub fn run(args: DemoArgs) -> Result<(), Fail> {
         }
     }
     if !json {
-        print(format!("\n{}", engine.pgn()));
+        print(format!("\n{}", ended.pgn()));
     }
     Ok(())
 }

@@ -422,18 +422,18 @@ pub async fn run_simulated(
     settings: Settings,
     inputs: Vec<(Millis, SimInput)>,
     speed: f64,
-    on_event: impl FnMut(&Event),
-) -> Engine {
+    mut on_event: impl FnMut(&Event),
+) -> Ended {
     let opts = RunOptions {
         until_board_done: true,
         speed,
         ..RunOptions::default()
     };
-    run(
+    run_game(
         settings,
-        Source::Simulated(inputs, Box::default()),
+        vec![(Source::Simulated(inputs, Box::default()), None)],
         opts,
-        on_event,
+        |_, e| on_event(e),
         std::future::pending(),
     )
     .await
