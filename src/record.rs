@@ -49,7 +49,8 @@ pub enum Entry {
         time: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         time_control: Option<String>,
-        /// The config's PGN tags (players, event) when the game began.
+        /// The config's PGN tags (players, event) when the game began (in a journal written
+        /// anew, as they are then).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         tags: Vec<(String, String)>,
         /// The language of the announcements when the game began (its notation on the
@@ -756,7 +757,8 @@ impl Journal {
     /// record takes them, as the live PGN does, from the journal to a finished game's file.
     fn follow_tags(&mut self, engine: &Engine) {
         let now = &engine.settings().pgn_tags;
-        if *now == self.recorded.tags {
+        // No game recorded yet (nothing to take them): the game's start will have them.
+        if *now == self.recorded.tags || self.recorded.start_fen.is_empty() {
             return;
         }
         self.recorded.tags = now.clone();
