@@ -62,7 +62,7 @@ impl<'a> Batch<'a> {
     /// The game as JSON (the web view's `/api/state`, the broker's `state`).
     pub fn state(&self) -> String {
         self.state
-            .get_or_init(|| crate::web::state_json(self.leader, self.now))
+            .get_or_init(|| crate::web::state_json(self.leader, self.now, &self.began.0))
             .clone()
     }
 
