@@ -26,7 +26,6 @@ const KINDS: &str = "kqrbnp";
 #[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 struct Labels {
-    live_board: String,
     white: String,
     black: String,
     to_move_white: String,
@@ -41,7 +40,6 @@ struct Labels {
     round: String,
     board: String,
     clock: String,
-    running: String,
     chess_board: String,
     nothing: String,
     last_move: String,
