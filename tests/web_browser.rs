@@ -1003,6 +1003,14 @@ fn a_broadcast_page_at_the_start_at_a_check_and_at_the_end() {
     assert_eq!(bare.check.as_deref(), Some("e8"));
     assert_eq!(check.last, ["c4", "f7"]);
     assert_eq!(bare.last, ["c4", "f7"]);
+    // The checks can fail: the same page without its check mark, with a script error, or taken
+    // for one without script, is refused.
+    let dom = std::fs::read_to_string(artefacts().join("check.html")).unwrap();
+    let unmarked = dom.replacen("class=\"check\"", "class=\"gone\"", 1);
+    assert!(check_page(&unmarked, &s, &s, Script::On).is_err());
+    let failed = dom.replacen("<body ", "<body data-script-error=\"x\" ", 1);
+    assert!(check_page(&failed, &s, &s, Script::On).is_err());
+    assert!(check_page(&dom, &s, &s, Script::Off).is_err());
 
     // The end: mate.
     wait_for("the mate (7. Nd5#)", port, Duration::from_secs(90), |s| {
