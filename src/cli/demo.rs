@@ -15,10 +15,15 @@ use super::{config_file, load_settings, start_speaker, Fail, GameFlags, SpeechFl
 pub struct DemoArgs {
     #[command(flatten)]
     pub game: GameFlags,
-    /// The game to play (PGN; the first game of the file); default: the sample game of the
-    /// Laws' Appendix E
+    /// The game to play (PGN, as people write it: annotations, comments and variations are
+    /// skipped; the first game of the file, or the one --game names); default: the sample
+    /// game of the Laws' Appendix E
     #[arg(long, value_name = "FILE")]
     pub game_pgn: Option<PathBuf>,
+    /// Play the Nth game of --game-pgn's file (from 1)
+    #[arg(long = "game", value_name = "N", default_value_t = 1, requires = "game_pgn",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub game_number: u32,
     /// How much faster than real time the simulated players move
     #[arg(long, default_value_t = 4.0, value_parser = super::parse_speed)]
     pub speed: f64,
@@ -33,6 +38,7 @@ pub fn run(args: DemoArgs) -> Result<(), Fail> {
     let DemoArgs {
         game: flags,
         game_pgn,
+        game_number,
         speed,
         json,
         speech: speech_flags,
@@ -44,15 +50,16 @@ pub fn run(args: DemoArgs) -> Result<(), Fail> {
     let sc = cfg.speech.clone();
     let announce = sc.announce.clone();
     let settings = cfg.engine;
-    let text = match &game_pgn {
-        Some(p) => std::fs::read_to_string(p)
-            .map_err(|e| Fail(1, format!("cannot read {}: {e}", p.display())))?,
-        None => SEED_GAME.to_string(),
+    let (text, name) = match &game_pgn {
+        Some(p) => (
+            std::fs::read_to_string(p)
+                .map_err(|e| Fail(1, format!("cannot read {}: {e}", p.display())))?,
+            p.display().to_string(),
+        ),
+        None => (SEED_GAME.to_string(), "the sample game".to_string()),
     };
-    let games = pgn::parse(&text).map_err(|e| Fail(1, format!("bad PGN: {e}")))?;
-    let Some(game) = games.into_iter().next() else {
-        return Err(Fail(1, "the PGN holds no game".into()));
-    };
+    let game =
+        pgn::nth(&text, game_number as usize).map_err(|e| Fail(1, format!("{name}: {e}")))?;
     let start = game.start.clone();
     let inputs = sim::game_inputs(&start, &game.moves, &Gestures::default(), 1000);
     let rt = tokio::runtime::Builder::new_current_thread()
