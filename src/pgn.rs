@@ -47,15 +47,11 @@ pub struct PgnError {
 /// Reads every game of a PGN text.
 pub fn parse(text: &str) -> Result<Vec<PgnGame>, PgnError> {
     let mut reader = Reader::new(text.as_bytes());
-    let mut visitor = GameVisitor { game: 0 };
     let mut games = Vec::new();
-    loop {
-        let number = visitor.game + 1;
-        match read_one(&mut reader, &mut visitor, number)? {
-            Some(game) => games.push(game),
-            None => return Ok(games),
-        }
+    while let Some(game) = read_one(&mut reader, games.len() + 1)? {
+        games.push(game);
     }
+    Ok(games)
 }
 
 /// Reads the `n`th game of a PGN text (from 1); the games before it are skipped unread, so a
@@ -84,16 +80,12 @@ pub fn nth(text: &str, n: usize) -> Result<PgnGame, PgnError> {
             return Err(fewer(skipped));
         }
     }
-    let mut visitor = GameVisitor { game: n - 1 };
-    read_one(&mut reader, &mut visitor, n)?.ok_or_else(|| fewer(n - 1))
+    read_one(&mut reader, n)?.ok_or_else(|| fewer(n - 1))
 }
 
-fn read_one(
-    reader: &mut Reader<&[u8]>,
-    visitor: &mut GameVisitor,
-    number: usize,
-) -> Result<Option<PgnGame>, PgnError> {
-    match reader.read_game(visitor) {
+/// The next game of `reader`, game `number` of the file.
+fn read_one(reader: &mut Reader<&[u8]>, number: usize) -> Result<Option<PgnGame>, PgnError> {
+    match reader.read_game(&mut GameVisitor) {
         Ok(None) => Ok(None),
         Ok(Some(game)) => game.map(Some).map_err(|msg| PgnError { game: number, msg }),
         Err(e) => Err(PgnError {
@@ -112,10 +104,8 @@ fn unreadable(e: &std::io::Error) -> String {
     }
 }
 
-/// Reads one game a call; `game` counts the games begun.
-struct GameVisitor {
-    game: usize,
-}
+/// Reads one game a call: its tags, then its main line played from its start.
+struct GameVisitor;
 
 struct Movetext {
     tags: Vec<(String, String)>,
@@ -167,7 +157,6 @@ impl Visitor for GameVisitor {
     type Output = Result<PgnGame, String>;
 
     fn begin_tags(&mut self) -> ControlFlow<Self::Output, Self::Tags> {
-        self.game += 1;
         ControlFlow::Continue(Vec::new())
     }
 
