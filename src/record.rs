@@ -28,6 +28,7 @@ use shakmaty::{ByColor, CastlingMode, Chess, Color, Position};
 use crate::engine::game::fen_of;
 use crate::engine::Resumed;
 use crate::engine::{Engine, Event, EventKind};
+use crate::words::Lang;
 pub use backlog::MAX_ENTRIES;
 use backlog::{Backlog, Op};
 pub use salvage::{bridge, fold, initial_fen, parse, Folded, Read, MAX_BRIDGE};
@@ -48,13 +49,21 @@ pub enum Entry {
         time: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         time_control: Option<String>,
-        /// The config's PGN tags (players, event) when the game began.
+        /// The config's PGN tags (players, event) when the game began (in a journal written
+        /// anew, as they are then).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         tags: Vec<(String, String)>,
         /// Against the computer: its colour ("white", "black") and its PGN name.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         computer: Option<(String, String)>,
+        /// The language of the announcements when the game began (its notation on the
+        /// scoresheet); a journal of an older version has none.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        lang: Option<String>,
     },
+    /// The config's PGN tags changed during the game (SIGHUP, or a restart with another
+    /// config): the game's record takes them, as the live PGN does.
+    Tags { tags: Vec<(String, String)> },
     /// A completed move, UCI, and both clocks after it; which ply of the game it is and the
     /// position after it (a journal of an older version has neither).
     Move {
@@ -113,10 +122,12 @@ pub struct Recorded {
     pub date: String,
     pub time: String,
     pub time_control: Option<String>,
-    /// The config's PGN tags when the game began.
+    /// The config's PGN tags in force (when the game began, or as changed since).
     pub tags: Vec<(String, String)>,
     /// Against the computer: its colour ("white", "black") and its PGN name.
     pub computer: Option<(String, String)>,
+    /// The language of the announcements when the game began (`Lang`'s name).
+    pub lang: Option<String>,
     pub moves: Vec<(String, Option<(i64, i64)>)>,
     pub illegal: (u32, u32),
     pub clocks: Option<(i64, i64)>,
@@ -141,6 +152,7 @@ impl Recorded {
             time_control,
             tags: Vec::new(),
             computer: None,
+            lang: None,
             moves: Vec::new(),
             illegal: (0, 0),
             clocks: None,
@@ -180,6 +192,7 @@ impl Recorded {
             time_control: self.time_control.clone(),
             tags: self.tags.clone(),
             computer: self.computer.clone(),
+            lang: self.lang.clone(),
         }];
         let mut pos = self
             .start_fen
@@ -502,6 +515,7 @@ impl Journal {
                     if let Some(text) = recorded_pgn(part) {
                         let name = j.free_name(part);
                         parts.push(name.clone());
+                        let text = file_text(part, text);
                         j.backlog.push(Op::Pgn { name, text });
                     }
                 }
@@ -605,7 +619,11 @@ impl Journal {
     /// The games whose moves are not all on disk, as PGN: the files waiting and the game in
     /// progress, when its entries are waiting (for the log, when the daemon stops so).
     pub fn unwritten(&self) -> Vec<String> {
-        let mut out: Vec<String> = self.backlog.pgns().map(|(_, t)| t.to_string()).collect();
+        let mut out: Vec<String> = self
+            .backlog
+            .pgns()
+            .map(|(_, t)| read_file_text(t).1.to_string())
+            .collect();
         if self.backlog.entries() > 0 && self.recorded.ended.is_none() {
             out.extend(recorded_pgn(&self.recorded));
         }
@@ -621,6 +639,7 @@ impl Journal {
             .as_ref()
             .map(|t| t.to_string());
         let fen = fen_of(&engine.game().start);
+        let lang = engine.settings().phrases.lang.name().to_string();
         self.backlog.push(Op::Fresh(vec![Entry::Start {
             fen: fen.clone(),
             date: date.clone(),
@@ -628,10 +647,12 @@ impl Journal {
             time_control: time_control.clone(),
             tags: engine.settings().pgn_tags.clone(),
             computer: computer_of(engine),
+            lang: Some(lang.clone()),
         }]));
         self.recorded = Recorded::new(fen, date, time, time_control);
         self.recorded.tags = engine.settings().pgn_tags.clone();
         self.recorded.computer = computer_of(engine);
+        self.recorded.lang = Some(lang);
         self.pgn_tags = tags(&self.recorded);
         self.serial = engine.games_started();
     }
@@ -664,6 +685,7 @@ impl Journal {
             }
             self.start_game(engine);
         }
+        self.follow_tags(engine);
         let game = engine.game();
         let rec = &mut self.recorded;
         let ucis: Vec<String> = game
@@ -725,7 +747,7 @@ impl Journal {
             let (result, reason) = (ending.result().to_string(), ending.reason.to_string());
             self.backlog.push(Op::Pgn {
                 name: file.clone(),
-                text,
+                text: file_text(&self.recorded, text),
             });
             self.backlog.push(Op::Line(Entry::End {
                 result: result.clone(),
@@ -740,10 +762,31 @@ impl Journal {
         self.flush()
     }
 
+    /// The config's PGN tags changed (SIGHUP; a restart with another config): the game's
+    /// record takes them, as the live PGN does, from the journal to a finished game's file.
+    fn follow_tags(&mut self, engine: &Engine) {
+        let now = &engine.settings().pgn_tags;
+        // No game recorded yet (nothing to take them): the game's start will have them.
+        if *now == self.recorded.tags || self.recorded.start_fen.is_empty() {
+            return;
+        }
+        self.recorded.tags = now.clone();
+        self.backlog
+            .push(Op::Line(Entry::Tags { tags: now.clone() }));
+        if let (Some(_), Some(name)) = (&self.recorded.ended, &self.recorded.file) {
+            let text = file_text(&self.recorded, engine.pgn_with(&self.pgn_tags));
+            self.backlog.push(Op::Pgn {
+                name: name.clone(),
+                text,
+            });
+        }
+    }
+
     /// A game left unfinished when a new one started is saved with result `*`.
     fn save_unfinished(&mut self) {
         if let Some(text) = recorded_pgn(&self.recorded) {
             let name = self.free_name(&self.recorded);
+            let text = file_text(&self.recorded, text);
             self.backlog.push(Op::Pgn { name, text });
         }
     }
@@ -809,6 +852,33 @@ fn computer_of(engine: &Engine) -> Option<(String, String)> {
     Some((color.to_string(), name.to_string()))
 }
 
+/// How a kept game's file begins: a PGN escape line (a `%` in the first column, which PGN
+/// readers skip, the standard's place for a program's own data) with what the record knows of
+/// the game beyond its PGN: the language it was announced in.
+const PRIVATE: &str = "% chessboardd";
+
+/// A kept game's file: its PGN after the escape line of what else the record knows of it.
+fn file_text(r: &Recorded, pgn: String) -> String {
+    match &r.lang {
+        Some(lang) => format!("{PRIVATE} lang={lang}\n{pgn}"),
+        None => pgn,
+    }
+}
+
+/// A kept game's file read back: the language its escape line names (a file of an older
+/// version has none), and the PGN without the line.
+pub fn read_file_text(text: &str) -> (Option<Lang>, &str) {
+    let Some(rest) = text.strip_prefix(PRIVATE) else {
+        return (None, text);
+    };
+    let (line, pgn) = rest.split_once('\n').unwrap_or((rest, ""));
+    let lang = line
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("lang="))
+        .and_then(|l| l.parse::<Lang>().ok());
+    (lang, pgn)
+}
+
 /// The PGN of a recorded game (an unfinished one has result `*`).
 pub fn recorded_pgn(r: &Recorded) -> Option<String> {
     recorded_pgn_with(r, &r.tags)
@@ -836,6 +906,8 @@ pub struct Kept {
     pub pgn: String,
     pub unfinished: bool,
     pub path: PathBuf,
+    /// The language the game was announced in, when the record knows it.
+    pub lang: Option<Lang>,
 }
 
 /// The games of a state directory, most recent first: the finished ones and the game in
@@ -859,13 +931,15 @@ pub fn games_reporting(
             };
             let path = e.path();
             if path.extension().is_some_and(|x| x == "pgn") {
-                let pgn = match std::fs::read_to_string(&path) {
-                    Ok(pgn) => pgn,
+                let text = match std::fs::read_to_string(&path) {
+                    Ok(text) => text,
                     Err(err) => {
                         skipped(&path, &err);
                         continue;
                     }
                 };
+                let (lang, pgn) = read_file_text(&text);
+                let pgn = pgn.to_string();
                 let tag = |k: &str| {
                     pgn.lines()
                         .find_map(|l| l.strip_prefix(&format!("[{k} \"")))
@@ -878,6 +952,7 @@ pub fn games_reporting(
                     unfinished: tag("Result") == "*",
                     pgn,
                     path,
+                    lang,
                 });
             }
         }
@@ -898,6 +973,7 @@ pub fn games_reporting(
                         pgn,
                         unfinished: true,
                         path: journal.clone(),
+                        lang: r.lang.as_deref().and_then(|l| l.parse().ok()),
                     });
                 }
             }
@@ -927,6 +1003,7 @@ mod tests {
             time_control: Some("300+2".into()),
             tags: Vec::new(),
             computer: None,
+            lang: None,
         }
     }
 
@@ -1311,6 +1388,67 @@ mod tests {
         assert_eq!(ucis(&opened.resume.unwrap().0), ITALIAN);
         assert!(opened.repaired.is_none());
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_finished_game_keeps_its_language_and_takes_tags_changed_after_its_end() {
+        use crate::words::{Phrases, Style};
+        let dir = scratch("lang-tags");
+        let mut j = Journal::open(&dir).unwrap().journal;
+        let settings = crate::engine::Settings {
+            phrases: Phrases::new(Lang::En, Style::default(), Default::default()),
+            pgn_tags: vec![("White".into(), "Ann".into())],
+            ..crate::engine::Settings::default()
+        };
+        let mut e = Engine::new(settings.clone());
+        let mut out = Vec::new();
+        e.new_game(0, Chess::default(), true, &mut out);
+        j.sync(&e, &out).unwrap();
+        let mut t = 0;
+        // Fool's mate.
+        play(&mut e, &mut j, &mut t, &["f2f3", "e7e5", "g2g4", "d8h4"]);
+        assert!(e.is_over());
+        let kept = games(&dir).unwrap();
+        assert_eq!(kept.len(), 1, "{kept:?}");
+        assert_eq!(kept[0].lang, Some(Lang::En));
+        assert!(kept[0].pgn.starts_with("[Event "), "{}", kept[0].pgn);
+        assert!(kept[0].pgn.contains("[White \"Ann\"]"));
+        let file = std::fs::read_to_string(&kept[0].path).unwrap();
+        assert!(file.starts_with("% chessboardd lang=en\n[Event "), "{file}");
+        // The name put right after the end (SIGHUP): the game's file takes it.
+        e.reconfigure(crate::engine::Settings {
+            pgn_tags: vec![("White".into(), "Anna Berg".into())],
+            ..settings
+        });
+        j.sync(&e, &[]).unwrap();
+        let again = games(&dir).unwrap();
+        assert_eq!(again.len(), 1);
+        assert_eq!(again[0].path, kept[0].path);
+        assert_eq!(
+            again[0].pgn,
+            kept[0].pgn.replace("\"Ann\"", "\"Anna Berg\"")
+        );
+        assert_eq!(again[0].lang, Some(Lang::En));
+        // And the journal says so: a daemon started again reads the new tags.
+        drop(j);
+        let read = parse(&std::fs::read(dir.join(JOURNAL)).unwrap());
+        let g = fold(&read).game.unwrap();
+        assert_eq!(g.tags, [("White".to_string(), "Anna Berg".to_string())]);
+        assert_eq!(g.lang.as_deref(), Some("en"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_journal_of_an_older_version_has_no_language_and_a_file_without_the_line_neither() {
+        let old = "{\"k\":\"start\",\"fen\":\"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\",\"date\":\"2026.11.30\",\"time\":\"10:00:00\"}";
+        let e: Entry = serde_json::from_str(old).unwrap();
+        let r = Recorded::from_entries(&[e]).unwrap();
+        assert_eq!(r.lang, None);
+        assert_eq!(read_file_text("[Event \"x\"]\n"), (None, "[Event \"x\"]\n"));
+        assert_eq!(
+            read_file_text("% chessboardd lang=xx\n[Event \"x\"]\n"),
+            (None, "[Event \"x\"]\n")
+        );
     }
 
     #[test]

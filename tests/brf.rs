@@ -218,3 +218,84 @@ fn without_lang_the_config_language_is_the_notation() {
     assert!(en.contains(&"2. Nf3 Nf6".to_string()), "{en:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A state directory holding `game` (of tests/data/games) as the daemon's journal writes it
+/// (an unfinished game), announced in `lang` (`None`: a journal of an older version, which
+/// did not record the language).
+fn journal_with(game: &str, lang: Option<&str>) -> std::path::PathBuf {
+    use chessboardd::record::{initial_fen, line, Recorded, JOURNAL};
+    use shakmaty::{CastlingMode, Position};
+    let dir = state_with(game);
+    std::fs::remove_dir_all(dir.join("games")).unwrap();
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/games")
+            .join(game),
+    )
+    .unwrap();
+    let g = chessboardd::pgn::parse(&text).unwrap().remove(0);
+    let mut r = Recorded::new(initial_fen(), "2026.12.01".into(), "18:00:00".into(), None);
+    r.lang = lang.map(str::to_string);
+    let mut pos = g.start.clone();
+    for m in &g.moves {
+        r.moves
+            .push((m.to_uci(CastlingMode::Standard).to_string(), None));
+        pos.play_unchecked(*m);
+    }
+    let journal: String = r.entries().iter().map(line).collect();
+    std::fs::write(dir.join(JOURNAL), journal).unwrap();
+    dir
+}
+
+fn brf_of(dir: &Path, args: &[&str]) -> String {
+    let o = Command::new(env!("CARGO_BIN_EXE_chessboardd"))
+        .args(["games", "--state-dir", dir.to_str().unwrap(), "--brf", "1"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8(o.stdout).unwrap()
+}
+
+#[test]
+fn without_lang_the_game_is_written_in_the_language_it_was_announced_in() {
+    // An English game in the journal: English notation, though the default is German.
+    let dir = journal_with("selfplay-10-mate.pgn", Some("en"));
+    let en = back(&brf_of(&dir, &[]), "en-ueb-g1.ctb");
+    assert!(en.contains(&"2. Nf3 Nf6".to_string()), "{en:?}");
+    // --lang and --config still choose another.
+    let de = back(&brf_of(&dir, &["--lang", "de"]), "en-us-brf.dis,de-g0.utb");
+    assert!(de.contains(&"2. sf3 sf6".to_string()), "{de:?}");
+    std::fs::write(dir.join("c.toml"), "[speech]\nlang = \"sv\"\n").unwrap();
+    let sv = brf_of(&dir, &["--config", dir.join("c.toml").to_str().unwrap()]);
+    assert_eq!(
+        sv,
+        brf_of(&dir, &["--lang", "sv"]),
+        "--config's language, not the game's"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    // A journal of an older version (no language): the default, as before.
+    let dir = journal_with("selfplay-10-mate.pgn", None);
+    let old = brf_of(&dir, &[]);
+    assert_eq!(old, brf_of(&dir, &["--lang", "appendix-f"]));
+    assert_ne!(old, brf_of(&dir, &["--lang", "en"]));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_finished_game_keeps_its_language_in_its_file() {
+    // The file as the daemon keeps a finished game: the PGN escape line with the language.
+    let dir = state_with("selfplay-10-mate.pgn");
+    let file = dir.join("games/2026-11-30_100000.pgn");
+    let pgn = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, format!("% chessboardd lang=en\n{pgn}")).unwrap();
+    let en = back(&brf_of(&dir, &[]), "en-ueb-g1.ctb");
+    assert!(en.contains(&"2. Nf3 Nf6".to_string()), "{en:?}");
+    // `games --pgn` gives the PGN alone.
+    let o = Command::new(env!("CARGO_BIN_EXE_chessboardd"))
+        .args(["games", "--state-dir", dir.to_str().unwrap(), "--pgn", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8(o.stdout).unwrap(), pgn);
+    let _ = std::fs::remove_dir_all(&dir);
+}

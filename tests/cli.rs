@@ -200,6 +200,9 @@ fn the_demo_plays_the_seed_game_on_the_simulated_board() {
         "every move announced once:\n{out}"
     );
     assert!(out.contains("1. d4 Nf6 2. c4 e6 3. Nc3 Bb4"), "{out}");
+    // Dated as every record the daemon writes.
+    assert!(out.contains("[Date \"2"), "{out}");
+    assert!(!out.contains("????"), "{out}");
 }
 
 #[test]

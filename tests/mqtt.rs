@@ -405,7 +405,11 @@ fn each_topic_holds_what_a_subscriber_needs() {
     let broker = Broker::new(&dir, "allow_anonymous true\n");
     let live = subscribe(broker.port, "chessboardd/kiosk/#");
     let cfg = dir.join("c.toml");
-    std::fs::write(&cfg, "[game]\nwhite = \"Molinari\"\nblack = \"Bordais\"\n").unwrap();
+    std::fs::write(
+        &cfg,
+        "[game]\nwhite = \"Molinari\"\nblack = \"Bordais\"\nblack_title = \"IM\"\nround = \"4\"\n",
+    )
+    .unwrap();
     let mut d = board(
         "molinari-bordais-1979",
         "kiosk",
@@ -453,6 +457,13 @@ fn each_topic_holds_what_a_subscriber_needs() {
         serde_json::from_str(&retained["chessboardd/kiosk/state"]).unwrap();
     assert_eq!(state["result"], "0-1");
     assert_eq!(state["moves"].as_array().unwrap().len(), 10);
+    // Who played, from [game], as the web view shows it; the mate on the board.
+    assert_eq!(state["players"]["white"]["name"], "Molinari");
+    assert_eq!(state["players"]["black"]["name"], "Bordais");
+    assert_eq!(state["players"]["black"]["title"], "IM");
+    assert_eq!(state["players"]["white"]["elo"], serde_json::Value::Null);
+    assert_eq!(state["round"], "4");
+    assert_eq!(state["check"], "e1");
     let pgn_text = &retained["chessboardd/kiosk/pgn"];
     assert!(pgn_text.contains("[White \"Molinari\"]"), "{pgn_text}");
     assert!(

@@ -153,6 +153,7 @@ fn game_entries() -> Vec<Entry> {
         time_control: None,
         tags: Vec::new(),
         computer: None,
+        lang: None,
     };
     // As an older version wrote them: no ply number, no position.
     let mv = |u: &str| Entry::Move {

@@ -1,10 +1,16 @@
-//! The live web view (`run --web`) in a real browser: Debian's chromium, headless, loads the page
-//! while a simulated board plays a game. The DOM it renders must show the position, the last
-//! move, the move list, whose move it is and the clocks as `/api/state` reports them (read by the
-//! test just before and after, so a move made in between is allowed for); a page kept open for a
-//! few seconds must follow the game through the event stream and write the moves' `say` texts
-//! into its live region; a screenshot is kept: target/web-artefacts/board.png (with the DOM dumps
-//! and the daemon's log).
+//! The live web view (`run --web`) in a real browser: Debian's chromium, headless.
+//!
+//! - While a simulated board plays a game, the DOM it renders must show the position, the last
+//!   move, the move list, whose move it is and the clocks as `/api/state` reports them (read by
+//!   the test just before and after, so a move made in between is allowed for); a page kept open
+//!   for a few seconds must follow the game through the event stream and write the moves' `say`
+//!   texts into its live region; a screenshot is kept: target/web-artefacts/board.png.
+//! - As a tournament broadcast shows a game: the players from `[game]`, at the start, at a check
+//!   and at the end, with the page's script and without it (the first view is drawn on the
+//!   server); screenshots kept: target/web-artefacts/start.png, check.png, end.png.
+//!
+//! Every DOM dump and the daemons' logs are kept beside the screenshots. A script error on the
+//! page (chromium's console, or the page's own error marker) fails the test.
 //!
 //! Needs chromium: `make test` installs it. Without it the test fails; it never passes silently.
 
@@ -34,6 +40,9 @@ const HEADLESS: &[&str] = &[
     "--disable-extensions",
     "--mute-audio",
     "--hide-scrollbars",
+    // The page's console on standard error: an uncaught script error fails the run.
+    "--enable-logging=stderr",
+    "--v=0",
 ];
 /// The page opens its event stream 1 s after the first render; dumps and screenshots taken with
 /// a virtual time budget below that see the first render and do not wait for the never-ending
@@ -42,6 +51,10 @@ const SNAPSHOT: &[&str] = &[
     "--virtual-time-budget=500",
     "--run-all-compositor-stages-before-draw",
 ];
+
+/// The tests of this file one at a time: each runs a daemon and chromium, and the machine may
+/// be small.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn artefacts() -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/web-artefacts");
@@ -69,7 +82,7 @@ fn chromium() -> PathBuf {
     );
 }
 
-/// The daemon; stopped with SIGTERM (SIGKILL after 5 s) when dropped, also when the test fails.
+/// The daemon (or the simulated board); stopped with SIGTERM (SIGKILL after 5 s) when dropped, also when the test fails.
 struct Daemon(Child);
 
 impl Drop for Daemon {
@@ -180,6 +193,12 @@ fn run_chromium(bin: &Path, flags: &[&str], url: &str, limit: Duration) -> Resul
     let (out, err) = (out.join().unwrap(), err.join().unwrap());
     let _ = std::fs::remove_dir_all(&profile);
     let err: Vec<&str> = err.lines().filter(|l| !l.contains("dbus")).collect();
+    if let Some(e) = err
+        .iter()
+        .find(|l| l.contains("CONSOLE") && l.contains("Uncaught"))
+    {
+        return Err(format!("a script error on the page: {e}"));
+    }
     match status {
         Some(s) if s.success() => Ok(out),
         Some(s) => Err(format!("chromium {s}: {}", err.join("\n"))),
@@ -248,16 +267,37 @@ fn placement(fen: &str) -> Vec<(String, char)> {
     out
 }
 
-/// Whether `t` reads like a clock: m:ss, or 0:0s.t under ten seconds.
-fn is_clock(t: &str) -> bool {
-    let Some((m, s)) = t.split_once(':') else {
-        return false;
+/// HTML text with its character references read (those a DOM dump writes).
+fn unescape(s: &str) -> String {
+    s.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&nbsp;", "\u{a0}")
+        .replace("&amp;", "&")
+}
+
+/// The page's words in the language `lang`, from the page's own data file.
+fn words(lang: &str) -> toml::Value {
+    let all: toml::Value = toml::from_str(include_str!("../src/web/labels.toml")).unwrap();
+    all.get(lang).or_else(|| all.get("en")).unwrap().clone()
+}
+
+fn word(words: &toml::Value, key: &str) -> String {
+    words[key].as_str().unwrap().to_string()
+}
+
+/// A clock as shown (m:ss, or 0:0s.t under ten seconds) in milliseconds.
+fn clock_ms(t: &str) -> Option<i64> {
+    let (m, s) = t.split_once(':')?;
+    let (s, tenths) = match s.split_once('.') {
+        Some((s, t)) => (s, t.parse::<i64>().ok()?),
+        None => (s, 0),
     };
-    let s = s.split('.').next().unwrap();
-    !m.is_empty()
-        && m.chars().all(|c| c.is_ascii_digit())
-        && s.len() == 2
-        && s.chars().all(|c| c.is_ascii_digit())
+    if m.is_empty() || s.len() != 2 {
+        return None;
+    }
+    Some(m.parse::<i64>().ok()? * 60_000 + s.parse::<i64>().ok()? * 1000 + tenths * 100)
 }
 
 /// What a dumped page showed.
@@ -265,11 +305,53 @@ struct Page {
     plies: usize,
     pieces: Vec<(String, char)>,
     live: String,
+    check: Option<String>,
+    last: Vec<String>,
+    result: String,
+    names: [String; 2],
+}
+
+/// How the page was loaded: with its script (which takes over from the served state) or
+/// without (the first view as the server drew it).
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Script {
+    On,
+    Off,
 }
 
 /// Checks a page dumped between the states `before` and `after`: it shows the game after some
-/// ply n between the two (n of `after`'s moves), as the test replays it with shakmaty.
-fn check_page(dom: &str, before: &Value, after: &Value) -> Result<Page, String> {
+/// ply n between the two (n of `after`'s moves), as the test replays it with shakmaty: the
+/// pieces, the last move's tint, the check's mark (on the king of the side to move, when it is
+/// in check), the moves, whose move, the clocks, the result, the players' names, titles and
+/// ratings, in the state's language; and the script ran without an error (or did not run).
+fn check_page(dom: &str, before: &Value, after: &Value, script: Script) -> Result<Page, String> {
+    let lang = after["lang"].as_str().unwrap_or("en");
+    let w = words(lang);
+    let root = tags(dom, "html").into_iter().next().ok_or("no <html>")?;
+    if attr(root, "lang").as_deref() != Some(lang) {
+        return Err(format!(
+            "the page is not in the state's language {lang}: {root}"
+        ));
+    }
+    if dom.contains("data-pwned") {
+        return Err("a name from the config ran as a script".into());
+    }
+    let body = tags(dom, "body").into_iter().next().ok_or("no <body>")?;
+    if let Some(e) = attr(body, "data-script-error") {
+        return Err(format!("the page's script failed: {e}"));
+    }
+    let ready = attr(body, "data-ready").unwrap_or_default();
+    match script {
+        Script::On if ready != "true" => {
+            return Err(format!(
+                "the script has not drawn the state (data-ready={ready:?})"
+            ))
+        }
+        Script::Off if ready != "server" => {
+            return Err(format!("a page without script says data-ready={ready:?}"))
+        }
+        _ => {}
+    }
     let board = section(dom, "<svg", "</svg>").ok_or("no <svg>")?;
     let svg = tags(board, "svg").into_iter().next().ok_or("no svg tag")?;
     if attr(svg, "id").as_deref() != Some("board") || attr(svg, "role").as_deref() != Some("img") {
@@ -277,16 +359,19 @@ fn check_page(dom: &str, before: &Value, after: &Value) -> Result<Page, String> 
     }
     let fen = attr(svg, "data-fen").filter(|f| !f.is_empty());
     let fen = fen.ok_or("the page has not drawn a position (no data-fen)")?;
-    let label = attr(svg, "aria-label").unwrap_or_default();
-    if !label.contains("White: King ") || !label.contains("Black: King ") {
-        return Err(format!(
-            "the board's aria-label does not describe it: {label:?}"
-        ));
+    let label = unescape(&attr(svg, "aria-label").unwrap_or_default());
+    let king = &w["pieces"][0].as_str().unwrap();
+    for side in ["white", "black"] {
+        let said = format!("{}: {king} ", word(&w, side));
+        if !label.contains(&said) {
+            return Err(format!("the board's aria-label lacks {said:?}: {label:?}"));
+        }
     }
     let list = section(dom, "<ol id=\"moves\"", "</ol>").ok_or("no <ol id=moves>")?;
     let sans: Vec<String> = tags(list, "span")
         .into_iter()
         .filter_map(|t| attr(t, "data-san"))
+        .map(|s| unescape(&s))
         .collect();
     let n = sans.len();
     let (a, b) = (moves(before), moves(after));
@@ -310,6 +395,19 @@ fn check_page(dom: &str, before: &Value, after: &Value) -> Result<Page, String> 
             "{} <li> for {} full moves",
             tags(list, "li").len(),
             fullmoves.len()
+        ));
+    }
+    let current: Vec<&str> = tags(list, "span")
+        .into_iter()
+        .filter(|t| attr(t, "aria-current").as_deref() == Some("step"))
+        .collect();
+    if n > 0
+        && (current.len() != 1
+            || attr(current[0], "data-ply") != b[n - 1]["ply"].as_u64().map(|p| p.to_string()))
+    {
+        return Err(format!(
+            "the current move is not marked as ply {}: {current:?}",
+            b[n - 1]["ply"]
         ));
     }
     if attr(svg, "data-plies") != Some(n.to_string()) {
@@ -346,41 +444,169 @@ fn check_page(dom: &str, before: &Value, after: &Value) -> Result<Page, String> 
             "pieces drawn {drawn:?}, expected {expected:?} (after {n} plies)"
         ));
     }
-    if n > 0 {
-        let uci = b[n - 1]["uci"].as_str().unwrap();
-        let mut marked: Vec<String> = tags(board, "rect")
+    let marked = |class: &str| -> Vec<String> {
+        let mut v: Vec<String> = tags(board, "rect")
             .into_iter()
-            .filter(|t| attr(t, "class").as_deref() == Some("last"))
+            .filter(|t| attr(t, "class").as_deref() == Some(class))
             .filter_map(|t| attr(t, "data-square"))
             .collect();
-        marked.sort();
-        let mut want = vec![uci[0..2].to_string(), uci[2..4].to_string()];
-        want.sort();
-        if marked != want {
-            return Err(format!("last move {uci} marked on {marked:?}"));
+        v.sort();
+        v
+    };
+    let last = marked("last");
+    let want: Vec<String> = match n {
+        0 => vec![],
+        _ => {
+            let uci = b[n - 1]["uci"].as_str().unwrap();
+            let mut v = vec![uci[0..2].to_string(), uci[2..4].to_string()];
+            v.sort();
+            v
+        }
+    };
+    if last != want {
+        return Err(format!(
+            "the last move is tinted on {last:?}, expected {want:?}"
+        ));
+    }
+    // The king in check, by the rules (shakmaty), not by the daemon.
+    let in_check: Vec<String> = if pos.is_check() {
+        pos.board()
+            .king_of(pos.turn())
+            .map(|k| k.to_string())
+            .into_iter()
+            .collect()
+    } else {
+        vec![]
+    };
+    let check = marked("check");
+    if check != in_check {
+        return Err(format!(
+            "check marked on {check:?}, the king in check is on {in_check:?}"
+        ));
+    }
+    if n == b.len() && after["check"].as_str() != in_check.first().map(String::as_str) {
+        return Err(format!(
+            "/api/state's check is {}, not {in_check:?}",
+            after["check"]
+        ));
+    }
+    let over = !after["result"].is_null() && n == b.len();
+    let turn = unescape(&content(dom, "<p id=\"turn\"", "</p>").ok_or("no #turn")?);
+    let side = match (over, pos.turn()) {
+        (true, _) => word(&w, "game_over"),
+        (false, Color::White) => word(&w, "to_move_white"),
+        (false, Color::Black) => word(&w, "to_move_black"),
+    };
+    if turn != side {
+        return Err(format!("#turn says {turn:?}, expected {side:?}"));
+    }
+    let result_tag = tags(dom, "p")
+        .into_iter()
+        .find(|t| attr(t, "id").as_deref() == Some("result"))
+        .ok_or("no #result")?;
+    let result = unescape(&content(dom, "<p id=\"result\"", "</p>").unwrap_or_default());
+    if over {
+        let r = after["result"].as_str().unwrap();
+        let who = match after["winner"].as_str() {
+            Some("white") => word(&w, "white_wins"),
+            Some("black") => word(&w, "black_wins"),
+            _ => word(&w, "draw"),
+        };
+        let reason = w["reasons"][after["reason"].as_str().unwrap()]
+            .as_str()
+            .unwrap();
+        if attr(result_tag, "data-result").as_deref() != Some(r)
+            || !result.starts_with(r)
+            || !result.contains(&who)
+            || !result.contains(reason)
+        {
+            return Err(format!(
+                "#result shows {result:?} ({result_tag}), the game ended {r} {who} {reason}"
+            ));
+        }
+    } else if !result.is_empty() || attr(result_tag, "data-result").as_deref() != Some("") {
+        return Err(format!("a result on a game not over: {result:?}"));
+    }
+
+    // The players, as the config names them (the state says what it has).
+    let mut names = [String::new(), String::new()];
+    for (i, color) in ["white", "black"].into_iter().enumerate() {
+        let bar =
+            section(dom, &format!("id=\"player-{color}\""), "</section>").ok_or("no player bar")?;
+        let p = &after["players"][color];
+        let name = unescape(&content(bar, "class=\"who-name\"", "</span>").unwrap_or_default());
+        let want = p["name"]
+            .as_str()
+            .map_or_else(|| word(&w, color), str::to_string);
+        if name != want {
+            return Err(format!("{color} is shown as {name:?}, not {want:?}"));
+        }
+        for key in ["title", "elo"] {
+            let shown = section(bar, &format!("class=\"{key}\""), "</")
+                .map(|s| unescape(&text(&s[s.find('>').unwrap() + 1..])));
+            if shown.as_deref() != p[key].as_str() {
+                return Err(format!(
+                    "{color}'s {key} shown {shown:?}, the state has {}",
+                    p[key]
+                ));
+            }
+        }
+        let score = content(bar, "class=\"score\"", "</span>").unwrap_or_default();
+        let want = match (over, after["winner"].as_str()) {
+            (false, _) => "",
+            (true, None) => "½",
+            (true, Some(winner)) if winner == color => "1",
+            (true, Some(_)) => "0",
+        };
+        if score != want {
+            return Err(format!(
+                "{color}'s score shows {score:?}, expected {want:?}"
+            ));
+        }
+        names[i] = name;
+    }
+    let title = unescape(&content(dom, "<title", "</title>").ok_or("no <title>")?);
+    if !title.contains(&names[0]) || !title.contains(&names[1]) {
+        return Err(format!(
+            "the title {title:?} does not name the players {names:?}"
+        ));
+    }
+    let event = unescape(&content(dom, "<p id=\"event\"", "</p>").unwrap_or_default());
+    for key in ["event", "site", "round", "board", "date"] {
+        if let Some(v) = after[key].as_str() {
+            if !event.contains(v) {
+                return Err(format!("#event {event:?} lacks the {key} {v:?}"));
+            }
         }
     }
 
-    let over = !after["result"].is_null() && n == b.len();
-    let turn = content(dom, "<p id=\"turn\"", "</p>").ok_or("no #turn")?;
-    let side = if pos.turn() == Color::White {
-        "White to move"
-    } else {
-        "Black to move"
-    };
-    if !over && turn != side {
-        return Err(format!("#turn says {turn:?}, expected {side:?}"));
-    }
-    section(dom, "id=\"result\"", "</p>").ok_or("no #result")?;
+    // The clocks: the stopped one exactly as the state has it (before or after), the running
+    // one counted down from it by the time the page has been open (at most a few seconds).
     let mut running = Vec::new();
     for color in ["white", "black"] {
         let clock = section(dom, &format!("id=\"clock-{color}\""), "</div>").ok_or("no clock")?;
         let shown = content(clock, "class=\"t\"", "</span>").unwrap_or_default();
-        if !is_clock(&shown) {
-            return Err(format!("{color}'s clock shows {shown:?}"));
-        }
-        if attr(clock, "data-running").as_deref() == Some("true") {
+        let ms = clock_ms(&shown).ok_or(format!("{color}'s clock shows {shown:?}"))?;
+        let run = attr(clock, "data-running").as_deref() == Some("true");
+        if run {
             running.push(color);
+        }
+        let key = format!("{color}_ms");
+        let states: Vec<i64> = [before, after]
+            .iter()
+            .filter_map(|s| s["clock"][&key].as_i64())
+            .collect();
+        let (lo, hi) = (*states.iter().min().unwrap(), *states.iter().max().unwrap());
+        let slack = if run && script == Script::On {
+            5000
+        } else {
+            1000
+        };
+        // Shown rounded down to the second (the tenth under ten seconds).
+        if ms > hi || ms < lo - slack {
+            return Err(format!(
+                "{color}'s clock shows {shown} ({ms} ms), the state has {lo}..{hi} ms"
+            ));
         }
     }
     let to_move = if pos.turn() == Color::White {
@@ -388,8 +614,17 @@ fn check_page(dom: &str, before: &Value, after: &Value) -> Result<Page, String> 
     } else {
         "black"
     };
+    let state_running: Vec<&str> = after["clock"]["running"].as_str().into_iter().collect();
+    if !over && n == b.len() && running != state_running {
+        return Err(format!(
+            "running clocks {running:?}, the state says {state_running:?}"
+        ));
+    }
     if !over && n >= 2 && running != [to_move] {
         return Err(format!("running clocks {running:?}, {to_move} to move"));
+    }
+    if over && !running.is_empty() {
+        return Err(format!("a clock runs after the game: {running:?}"));
     }
     let live_tag = tags(dom, "p")
         .into_iter()
@@ -410,6 +645,10 @@ fn check_page(dom: &str, before: &Value, after: &Value) -> Result<Page, String> 
         plies: n,
         pieces: drawn,
         live,
+        check: check.first().cloned(),
+        last,
+        result,
+        names,
     })
 }
 
@@ -430,7 +669,7 @@ fn dump_and_check(bin: &Path, url: &str, port: u16, flags: &[&str], name: &str) 
             }
         };
         std::fs::write(artefacts().join(format!("{name}.html")), &dom).unwrap();
-        match check_page(&dom, &before, &after) {
+        match check_page(&dom, &before, &after, Script::On) {
             Ok(page) => {
                 eprintln!(
                     "{name}: {} plies, {} pieces, in {:.1} s",
@@ -444,6 +683,80 @@ fn dump_and_check(bin: &Path, url: &str, port: u16, flags: &[&str], name: &str) 
         }
     }
     panic!("{name}: the page is not right:\n{}", errors.join("\n"));
+}
+
+/// One moment of the game kept: target/web-artefacts/`name`.png (a screenshot), `name`.html
+/// (the DOM with the script) and `name`-noscript.html (the DOM as the server drew it, the
+/// script off); both DOMs checked against the state read before and after, which must show
+/// the same moves (the moment is one where the game stands still). Up to three tries.
+fn moment(bin: &Path, port: u16, name: &str) -> (Page, Page, Value) {
+    let url = format!("http://127.0.0.1:{port}/");
+    let png = artefacts().join(format!("{name}.png"));
+    let mut shot: Vec<String> = SNAPSHOT.iter().map(|s| s.to_string()).collect();
+    shot.push(format!("--screenshot={}", png.display()));
+    shot.push("--window-size=1200,900".to_string());
+    let shot: Vec<&str> = shot.iter().map(String::as_str).collect();
+    let dump: Vec<&str> = SNAPSHOT.iter().copied().chain(["--dump-dom"]).collect();
+    // Chromium does not dump a page whose scripts it was told not to run; the page served with
+    // a Content-Security-Policy that forbids every script is the same first view.
+    let no_script_url = format!("http://127.0.0.1:{}/", no_script_proxy(port));
+    let mut errors = Vec::new();
+    for attempt in 1..=3 {
+        let _ = std::fs::remove_file(&png);
+        let before = state(port);
+        let run = |flags: &[&str]| run_chromium(bin, flags, &url, Duration::from_secs(40));
+        let (shown, with) = (run(&shot), run(&dump));
+        let without = run_chromium(bin, &dump, &no_script_url, Duration::from_secs(40));
+        let after = state(port);
+        let checked = || -> Result<(Page, Page), String> {
+            shown?;
+            let size = std::fs::metadata(&png).map(|m| m.len()).unwrap_or(0);
+            if size < 10_000 {
+                return Err(format!("{} is {size} bytes", png.display()));
+            }
+            let (with, without) = (with?, without?);
+            std::fs::write(artefacts().join(format!("{name}.html")), &with).unwrap();
+            std::fs::write(artefacts().join(format!("{name}-noscript.html")), &without).unwrap();
+            if moves(&before).len() != moves(&after).len() {
+                return Err("the game moved meanwhile".into());
+            }
+            let a = check_page(&with, &before, &after, Script::On)
+                .map_err(|e| format!("with the script: {e}"))?;
+            let b = check_page(&without, &before, &after, Script::Off)
+                .map_err(|e| format!("without the script: {e}"))?;
+            Ok((a, b))
+        };
+        match checked() {
+            Ok((a, b)) => {
+                eprintln!("{name}: {} plies; screenshot {}", a.plies, png.display());
+                return (a, b, after);
+            }
+            Err(e) => errors.push(format!("attempt {attempt}: {e}")),
+        }
+    }
+    panic!("{name}: the page is not right:\n{}", errors.join("\n"));
+}
+
+/// A proxy in front of the daemon that serves its page as it is, with a Content-Security-Policy
+/// that lets no script run: a browser without JavaScript.
+fn no_script_proxy(daemon: u16) -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for mut client in listener.incoming().flatten() {
+            std::thread::spawn(move || {
+                let head = read_head(&mut client)?;
+                let path = head.split_whitespace().nth(1).unwrap_or("/").to_string();
+                let page = http_get(daemon, &path).unwrap_or_default();
+                let head = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Security-Policy: script-src 'none'\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                    page.len()
+                );
+                client.write_all((head + &page).as_bytes())
+            });
+        }
+    });
+    port
 }
 
 /// A proxy in front of the daemon that serves its page with one image more, which takes `hold`
@@ -486,6 +799,7 @@ fn proxy(mut client: TcpStream, daemon: u16, hold: Duration) -> std::io::Result<
 
 #[test]
 fn the_web_view_shows_the_game_in_chromium() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let started = Instant::now();
     let bin = chromium();
     let port = free_port();
@@ -572,4 +886,144 @@ fn the_web_view_shows_the_game_in_chromium() {
         started.elapsed().as_secs_f64()
     );
     drop(daemon);
+}
+
+/// Légal's mate: a check on move 6 (the bishop takes on f7), mate on move 7.
+const LEGAL: &str = "[Event \"Légal's mate\"]\n[Result \"1-0\"]\n\n\
+    1. e4 e5 2. Nf3 d6 3. Bc4 Bg4 4. Nc3 g6 5. Nxe5 Bxd1 6. Bxf7+ Ke7 7. Nd5# 1-0\n";
+/// The black player's name tries to be markup: the page must show it as text.
+const BLACK: &str = "Carl <script>document.documentElement.dataset.pwned=1</script>Dahl";
+
+fn wait_for(what: &str, port: u16, limit: Duration, done: impl Fn(&Value) -> bool) -> Value {
+    let t = Instant::now();
+    loop {
+        let s = state(port);
+        if done(&s) {
+            return s;
+        }
+        assert!(
+            t.elapsed() < limit,
+            "{what}: not within {limit:?}; the state: {s}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The page as a tournament broadcast shows a game, in chromium: the players from `[game]`
+/// (names, title, rating; a name with markup shown as text), the event, round and board, at the
+/// start, at a check (the king's square marked, the move tinted) and at the end (the result, the
+/// scores); each with and without the page's script; screenshots kept as
+/// target/web-artefacts/start.png, check.png and end.png.
+///
+/// A DGT board simulated on a pseudo-terminal (`chessboardd simulate`) plays Légal's mate; the
+/// start is shown before it is plugged in, and it goes silent for a while after the check, so
+/// that each moment stands still while chromium looks at it.
+#[test]
+fn a_broadcast_page_at_the_start_at_a_check_and_at_the_end() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let bin = chromium();
+    let dir =
+        std::env::temp_dir().join(format!("chessboardd-web-broadcast-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("legal.pgn"), LEGAL).unwrap();
+    let config = format!(
+        "[game]\nevent = \"Club championship\"\nsite = \"Uppsala\"\nround = \"3\"\nboard = \"2\"\n\
+         white = \"Anna Berg\"\nwhite_title = \"WGM\"\nwhite_elo = \"2310\"\n\
+         black = \"{BLACK}\"\nblack_elo = \"2187\"\n"
+    );
+    std::fs::write(dir.join("c.toml"), config).unwrap();
+    let link = dir.join("board");
+    let port = free_port();
+    let log = std::fs::File::create(artefacts().join("broadcast-daemon.log")).unwrap();
+    let _daemon = Daemon(
+        Command::new(env!("CARGO_BIN_EXE_chessboardd"))
+            .arg("run")
+            .arg("--config")
+            .arg(dir.join("c.toml"))
+            .arg("--board")
+            .arg(format!("dgt:{}", link.display()))
+            .args(["--speech", "text", "--web", &format!("127.0.0.1:{port}")])
+            .args(["--time-control", "300+2"])
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+            .unwrap(),
+    );
+    let t = Instant::now();
+    while http_get(port, "/api/state").is_err() {
+        assert!(
+            t.elapsed() < Duration::from_secs(20),
+            "the daemon's web view did not answer (see target/web-artefacts/broadcast-daemon.log)"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let s = wait_for("the start position", port, Duration::from_secs(20), |s| {
+        s["fen"].is_string()
+    });
+    assert_eq!(s["players"]["black"]["name"], BLACK);
+    assert_eq!(s["players"]["white"]["title"], "WGM");
+    assert_eq!(s["players"]["black"]["title"], Value::Null);
+    assert_eq!(
+        (s["event"].as_str(), s["round"].as_str()),
+        (Some("Club championship"), Some("3"))
+    );
+
+    // The start: no board yet, the position set up.
+    let (start, bare, _) = moment(&bin, port, "start");
+    assert_eq!(
+        (start.plies, start.pieces.len(), bare.pieces.len()),
+        (0, 32, 32)
+    );
+    assert!(start.last.is_empty() && start.check.is_none() && start.result.is_empty());
+    assert_eq!(start.names, ["Anna Berg".to_string(), BLACK.to_string()]);
+
+    // The board comes; the board goes silent a second after the check, for 30 s.
+    let sim_log = std::fs::File::create(artefacts().join("broadcast-simulate.log")).unwrap();
+    let _board = Daemon(
+        Command::new(env!("CARGO_BIN_EXE_chessboardd"))
+            .args(["simulate", "--protocol", "dgt", "--link"])
+            .arg(&link)
+            .arg("--pgn")
+            .arg(dir.join("legal.pgn"))
+            .args(["--speed", "4", "--silence", "11:30"])
+            .stdin(Stdio::null())
+            .stdout(sim_log.try_clone().unwrap())
+            .stderr(sim_log)
+            .spawn()
+            .unwrap(),
+    );
+    wait_for("the check (6. Bxf7+)", port, Duration::from_secs(60), |s| {
+        moves(s).len() == 11
+    });
+    let (check, bare, s) = moment(&bin, port, "check");
+    assert_eq!(s["check"], "e8");
+    assert_eq!(check.check.as_deref(), Some("e8"));
+    assert_eq!(bare.check.as_deref(), Some("e8"));
+    assert_eq!(check.last, ["c4", "f7"]);
+    assert_eq!(bare.last, ["c4", "f7"]);
+    // The checks can fail: the same page without its check mark, with a script error, or taken
+    // for one without script, is refused.
+    let dom = std::fs::read_to_string(artefacts().join("check.html")).unwrap();
+    let unmarked = dom.replacen("class=\"check\"", "class=\"gone\"", 1);
+    assert!(check_page(&unmarked, &s, &s, Script::On).is_err());
+    let failed = dom.replacen("<body ", "<body data-script-error=\"x\" ", 1);
+    assert!(check_page(&failed, &s, &s, Script::On).is_err());
+    assert!(check_page(&dom, &s, &s, Script::Off).is_err());
+
+    // The end: mate.
+    wait_for("the mate (7. Nd5#)", port, Duration::from_secs(90), |s| {
+        !s["result"].is_null()
+    });
+    let (end, bare, s) = moment(&bin, port, "end");
+    assert_eq!(
+        (s["result"].as_str(), s["reason"].as_str()),
+        (Some("1-0"), Some("checkmate"))
+    );
+    assert_eq!(end.plies, 13);
+    assert_eq!(end.check.as_deref(), Some("e7"));
+    assert_eq!(end.last, ["c3", "d5"]);
+    assert!(end.result.starts_with("1-0") && bare.result.starts_with("1-0"));
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -15,10 +15,15 @@ use super::{config_file, load_settings, start_speaker, Fail, GameFlags, SpeechFl
 pub struct DemoArgs {
     #[command(flatten)]
     pub game: GameFlags,
-    /// The game to play (PGN; the first game of the file); default: the sample game of the
-    /// Laws' Appendix E
+    /// The game to play (PGN, as people write it: annotations, comments and variations are
+    /// skipped; the first game of the file, or the one --game names); default: the sample
+    /// game of the Laws' Appendix E
     #[arg(long, value_name = "FILE")]
     pub game_pgn: Option<PathBuf>,
+    /// Play the Nth game of --game-pgn's file (from 1)
+    #[arg(long = "game", value_name = "N", default_value_t = 1, requires = "game_pgn",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub game_number: u32,
     /// How much faster than real time the simulated players move
     #[arg(long, default_value_t = 4.0, value_parser = super::parse_speed)]
     pub speed: f64,
@@ -51,6 +56,7 @@ pub fn run(args: DemoArgs) -> Result<(), Fail> {
     let DemoArgs {
         game: flags,
         game_pgn,
+        game_number,
         speed,
         json,
         speech: speech_flags,
@@ -63,15 +69,16 @@ pub fn run(args: DemoArgs) -> Result<(), Fail> {
     let sc = cfg.speech.clone();
     let announce = sc.announce.clone();
     let settings = cfg.engine;
-    let text = match &game_pgn {
-        Some(p) => std::fs::read_to_string(p)
-            .map_err(|e| Fail(1, format!("cannot read {}: {e}", p.display())))?,
-        None => SEED_GAME.to_string(),
+    let (text, name) = match &game_pgn {
+        Some(p) => (
+            std::fs::read_to_string(p)
+                .map_err(|e| Fail(1, format!("cannot read {}: {e}", p.display())))?,
+            p.display().to_string(),
+        ),
+        None => (SEED_GAME.to_string(), "the sample game".to_string()),
     };
-    let games = pgn::parse(&text).map_err(|e| Fail(1, format!("bad PGN: {e}")))?;
-    let Some(game) = games.into_iter().next() else {
-        return Err(Fail(1, "the PGN holds no game".into()));
-    };
+    let game =
+        pgn::nth(&text, game_number as usize).map_err(|e| Fail(1, format!("{name}: {e}")))?;
     let start = game.start.clone();
     let inputs = sim::game_inputs(&start, &game.moves, &Gestures::default(), 1000);
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -91,7 +98,7 @@ pub fn run(args: DemoArgs) -> Result<(), Fail> {
     let print = |line: String| {
         let _ = writeln!(std::io::stdout().lock(), "{line}");
     };
-    let engine = rt.block_on(chessboardd::daemon::run_simulated(
+    let ended = rt.block_on(chessboardd::daemon::run_simulated(
         settings,
         inputs,
         speed,
@@ -120,7 +127,7 @@ pub fn run(args: DemoArgs) -> Result<(), Fail> {
         }
     }
     if !json {
-        print(format!("\n{}", engine.pgn()));
+        print(format!("\n{}", ended.pgn()));
     }
     Ok(())
 }
@@ -184,7 +191,7 @@ fn against_the_computer(args: DemoArgs) -> Result<(), Fail> {
     let (tx, rx) = std::sync::mpsc::channel::<(String, Option<String>)>();
     let (done_tx, done_rx) = tokio::sync::oneshot::channel::<()>();
     let speed = args.speed;
-    let player = std::thread::scope(|scope| {
+    let ended = std::thread::scope(|scope| {
         let board = &board;
         scope.spawn(move || {
             let wait = |what: &str, uci: Option<&str>| loop {
@@ -243,15 +250,15 @@ fn against_the_computer(args: DemoArgs) -> Result<(), Fail> {
         let print = |line: String| {
             let _ = writeln!(std::io::stdout().lock(), "{line}");
         };
-        rt.block_on(chessboardd::daemon::run(
+        rt.block_on(chessboardd::daemon::run_game(
             cfg.engine.clone(),
-            source,
+            vec![(source, None)],
             RunOptions {
                 speed: 1.0,
                 computer: Some(computer),
                 ..RunOptions::default()
             },
-            |e| {
+            |_, e| {
                 if let Some(s) = &mut speaker {
                     s.event(&spoken(&e.kind, &announce, &phrases));
                 }
@@ -295,7 +302,7 @@ fn against_the_computer(args: DemoArgs) -> Result<(), Fail> {
         }
     }
     if !args.json {
-        let _ = writeln!(std::io::stdout().lock(), "\n{}", player.pgn());
+        let _ = writeln!(std::io::stdout().lock(), "\n{}", ended.pgn());
     }
     drop(board);
     let _ = std::fs::remove_dir_all(&dir);

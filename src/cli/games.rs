@@ -23,28 +23,35 @@ pub struct GamesArgs {
     /// The liblouis table for --brf (default: the language's uncontracted table)
     #[arg(long, value_name = "TABLE")]
     pub table: Option<String>,
-    /// The notation's language for --brf: appendix-f, de, en, ro, sv (default: the config's)
+    /// The notation's language for --brf: appendix-f, de, en, ro, sv (default: the language
+    /// the game was announced in, as its record says; else the config's)
     #[arg(long)]
     pub lang: Option<String>,
-    /// Config file whose language --brf uses (default: the default config, if there is one)
+    /// Config file whose language --brf uses over the game's (default: the game's language,
+    /// else the default config's, if there is one)
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
 }
 
 pub fn run(args: GamesArgs) -> Result<(), Fail> {
+    let config_lang = || {
+        let flags = Flags {
+            lang: args.lang.clone(),
+            ..Flags::default()
+        };
+        load_settings(config_file(args.config.as_deref()).as_deref(), &flags).map(|s| s.lang)
+    };
     let brf = match args.brf {
-        Some(n) => {
-            let flags = Flags {
-                lang: args.lang.clone(),
-                ..Flags::default()
-            };
-            let lang = load_settings(config_file(args.config.as_deref()).as_deref(), &flags)?.lang;
-            Some(Brf {
-                n,
-                lang,
-                table: args.table.as_deref(),
-            })
-        }
+        Some(n) => Some(Brf {
+            n,
+            // --lang and --config are taken over the game's language; the config is read
+            // (and a bad one refused) in any case.
+            lang: match (config_lang()?, args.lang.is_some() || args.config.is_some()) {
+                (chosen, true) => Choice::Chosen(chosen),
+                (default, false) => Choice::GameElse(default),
+            },
+            table: args.table.as_deref(),
+        }),
         None => None,
     };
     list(&args.state_dir, args.pgn, brf)
@@ -53,8 +60,15 @@ pub fn run(args: GamesArgs) -> Result<(), Fail> {
 /// Which game to write in Braille, in which language's notation, by which table.
 struct Brf<'a> {
     n: usize,
-    lang: Lang,
+    lang: Choice,
     table: Option<&'a str>,
+}
+
+/// The scoresheet's language: the one chosen (`--lang`, `--config`), or the game's when its
+/// record knows it, else the default config's.
+enum Choice {
+    Chosen(Lang),
+    GameElse(Lang),
 }
 
 /// Lists the games of a state directory, or prints one.
@@ -78,6 +92,10 @@ fn list(state_dir: &Path, pgn: Option<usize>, brf: Option<Brf>) -> Result<(), Fa
                 ),
             )
         })?;
+        let lang = match lang {
+            Choice::Chosen(l) => l,
+            Choice::GameElse(default) => game.lang.unwrap_or(default),
+        };
         let sheet = chessboardd::brf::scoresheet(&game.pgn, lang, table).map_err(|e| Fail(1, e))?;
         let _ = out.write_all(sheet.as_bytes());
         return Ok(());

@@ -250,7 +250,7 @@ pub fn run(args: RunArgs) -> Result<(), Fail> {
     let announcer = Announcer::start(&cfg, &boards, args.events_json);
     let mut announcer = announcer.check_record(args.controls.state_dir.as_deref())?;
     announcer.say_starting();
-    let engine = rt.block_on(run_daemon(
+    let ended = rt.block_on(run_daemon(
         cfg,
         boards,
         &args,
@@ -259,7 +259,7 @@ pub fn run(args: RunArgs) -> Result<(), Fail> {
     ));
     announcer.finish();
     if !args.events_json {
-        print(format!("\n{}", engine.pgn()));
+        print(format!("\n{}", ended.pgn()));
     }
     Ok(())
 }
@@ -443,7 +443,7 @@ async fn run_daemon(
     args: &RunArgs,
     reload: (Option<shakmaty::Chess>, Flags),
     (computer, announcer): (Option<chessboardd::daemon::Computer>, &mut Announcer),
-) -> chessboardd::engine::Engine {
+) -> chessboardd::daemon::Ended {
     let (start, flags) = reload;
     let given = args.game.config.clone();
     let (reload_tx, reload_rx) = tokio::sync::watch::channel(None);
@@ -466,7 +466,7 @@ async fn run_daemon(
         }
     });
     let names = cfg.board_names();
-    chessboardd::daemon::run_boards(
+    chessboardd::daemon::run_game(
         cfg.engine,
         boards,
         chessboardd::daemon::RunOptions {

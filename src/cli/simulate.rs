@@ -18,9 +18,14 @@ pub struct SimulateArgs {
     /// Where to put a symlink to the pseudo-terminal (give it to run --board PROTOCOL:PATH)
     #[arg(long, value_name = "PATH")]
     pub link: PathBuf,
-    /// Play this game's moves once the host has connected (the first game of the file)
+    /// Play this game's moves once the host has connected (the main line of the first game
+    /// of the file, or of the one --game names; from its FEN tag's position if it has one)
     #[arg(long, value_name = "GAME.pgn")]
     pub pgn: Option<PathBuf>,
+    /// Play the Nth game of --pgn's file (from 1)
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "pgn",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub game: u32,
     /// How much faster than people the simulated players move
     #[arg(long, default_value_t = 1.0, value_parser = super::parse_speed)]
     pub speed: f64,
@@ -74,11 +79,8 @@ pub fn run(f: SimulateArgs) -> Result<(), Fail> {
         Some(p) => {
             let text = std::fs::read_to_string(p)
                 .map_err(|e| Fail(1, format!("cannot read {}: {e}", p.display())))?;
-            let game = pgn::parse(&text)
-                .map_err(|e| Fail(1, format!("{}: {e}", p.display())))?
-                .into_iter()
-                .next()
-                .ok_or_else(|| Fail(1, format!("{}: no game", p.display())))?;
+            let game = pgn::nth(&text, f.game as usize)
+                .map_err(|e| Fail(1, format!("{}: {e}", p.display())))?;
             (game.start, game.moves)
         }
         None => (Chess::default(), Vec::new()),

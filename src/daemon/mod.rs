@@ -108,6 +108,35 @@ pub async fn run_boards(
     on_event: impl FnMut(usize, &Event),
     shutdown: impl std::future::Future<Output = ()>,
 ) -> Engine {
+    run_game(settings, boards, opts, on_event, shutdown)
+        .await
+        .engine
+}
+
+/// The game as the daemon leaves it.
+pub struct Ended {
+    pub engine: Engine,
+    /// When the game began (`Date`, `Time`), as its record and the live PGN say.
+    pub began: (String, String),
+}
+
+impl Ended {
+    /// The game's PGN with its date and time, as every PGN the daemon writes has it.
+    pub fn pgn(&self) -> String {
+        let (date, time) = &self.began;
+        self.engine
+            .pgn_with(&[("Date", date.clone()), ("Time", time.clone())])
+    }
+}
+
+/// [`run_boards`], giving back when the game began with the game.
+pub async fn run_game(
+    settings: Settings,
+    boards: Vec<(Source, Option<shakmaty::Color>)>,
+    opts: RunOptions,
+    on_event: impl FnMut(usize, &Event),
+    shutdown: impl std::future::Future<Output = ()>,
+) -> Ended {
     let RunOptions {
         start,
         socket,
@@ -259,6 +288,7 @@ pub async fn run_boards(
                 let new = reload.as_mut().and_then(|r| r.borrow_and_update().clone());
                 if let Some(s) = new {
                     engine.reconfigure(&s);
+                    shell.refresh();
                     tracing::info!("config reloaded");
                     notify.send("READY=1\nSTATUS=config reloaded");
                 }
@@ -274,7 +304,7 @@ pub async fn run_boards(
     if simulated && !stopped {
         shell.tail().await;
     }
-    let engine = shell.finish().await;
+    let ended = shell.finish().await;
     if let Some(c) = computer {
         c.quit().await;
     }
@@ -284,7 +314,7 @@ pub async fn run_boards(
     for t in control_threads {
         let _ = t.join();
     }
-    engine
+    ended
 }
 
 /// The game and where its events go: what each turn of the daemon's loop works on.
@@ -329,13 +359,24 @@ impl Shell<'_> {
         }
     }
 
+    /// The settings were reloaded: every output takes the game as it is now (the live PGN
+    /// and the record their new tags), without waiting for the next event.
+    fn refresh(&mut self) {
+        let now = self.clock.now();
+        let batch = &mut Batch::new(self.engine.leader(), now, &mut self.out, &mut self.began);
+        outputs::refresh(&mut self.outputs, batch);
+    }
+
     /// Finishes every output, and gives back the game.
-    async fn finish(mut self) -> Engine {
+    async fn finish(mut self) -> Ended {
         let now = self.clock.now();
         let batch = &mut Batch::new(self.engine.leader(), now, &mut self.out, &mut self.began);
         outputs::finish(&mut self.outputs, batch).await;
         drop(self.outputs);
-        self.engine.into_leader()
+        Ended {
+            engine: self.engine.into_leader(),
+            began: self.began,
+        }
     }
 }
 
@@ -419,18 +460,18 @@ pub async fn run_simulated(
     settings: Settings,
     inputs: Vec<(Millis, SimInput)>,
     speed: f64,
-    on_event: impl FnMut(&Event),
-) -> Engine {
+    mut on_event: impl FnMut(&Event),
+) -> Ended {
     let opts = RunOptions {
         until_board_done: true,
         speed,
         ..RunOptions::default()
     };
-    run(
+    run_game(
         settings,
-        Source::Simulated(inputs, Box::default()),
+        vec![(Source::Simulated(inputs, Box::default()), None)],
         opts,
-        on_event,
+        |_, e| on_event(e),
         std::future::pending(),
     )
     .await

@@ -62,7 +62,7 @@ impl<'a> Batch<'a> {
     /// The game as JSON (the web view's `/api/state`, the broker's `state`).
     pub fn state(&self) -> String {
         self.state
-            .get_or_init(|| crate::web::state_json(self.leader, self.now))
+            .get_or_init(|| crate::web::state_json(self.leader, self.now, &self.began.0))
             .clone()
     }
 
@@ -142,6 +142,18 @@ pub fn hand_out(outputs: &mut [Box<dyn Output + '_>], batch: &mut Batch) {
         for o in outputs.iter_mut() {
             o.event(b, &e);
         }
+    }
+}
+
+/// Hands every output a batch without events: the game changed otherwise (the settings were
+/// reloaded). Events the outputs add (the record's news) are handed out with the next batch.
+pub fn refresh(outputs: &mut [Box<dyn Output + '_>], batch: &mut Batch) {
+    if !batch.events.is_empty() {
+        hand_out(outputs, batch);
+        return;
+    }
+    for o in outputs.iter_mut() {
+        o.batch(batch);
     }
 }
 

@@ -255,13 +255,14 @@ impl Engine {
         self.pgn_with(&[])
     }
 
-    /// The game in PGN with the config's tags, the time control and `extra` (the date, which
-    /// the engine does not know); `extra` wins over the config's.
+    /// The game in PGN with the config's tags, the game's time control (a new one in the
+    /// config is the next game's) and `extra` (the date, which the engine does not know);
+    /// `extra` wins over the config's.
     pub fn pgn_with(&self, extra: &[(&str, String)]) -> String {
         let mut tags = super::game::tag_set(
             &self.s.pgn_tags,
             extra,
-            self.s.time_control.as_ref().map(|tc| tc.to_string()),
+            self.clock.as_ref().map(|c| c.time_control().to_string()),
         );
         // The computer's side is named by the computer, whatever the config says.
         if let Some((color, name)) = &self.computer {

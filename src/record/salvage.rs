@@ -268,12 +268,14 @@ pub fn fold(read: &Read) -> Folded {
             time_control,
             tags,
             computer,
+            lang,
         } => match position(fen) {
             Some(p) => (
                 Fold::new(
                     Recorded {
                         tags: tags.clone(),
                         computer: computer.clone(),
+                        lang: lang.clone(),
                         ..Recorded::new(
                             fen.clone(),
                             date.clone(),
@@ -365,6 +367,7 @@ pub fn fold(read: &Read) -> Folded {
                 g.rec.clocks = clocks.or(g.rec.clocks);
             }
             Entry::Clocks { white, black } => g.rec.clocks = Some((*white, *black)),
+            Entry::Tags { tags } => g.rec.tags = tags.clone(),
             Entry::End {
                 result,
                 reason,

@@ -93,6 +93,11 @@ pub struct RawGame {
     pub board: Option<Spanned<String>>,
     pub white: Option<Spanned<String>>,
     pub black: Option<Spanned<String>>,
+    /// The players' FIDE titles ("GM", "WIM") and ratings ("2450"), as broadcasts show them.
+    pub white_title: Option<Spanned<String>>,
+    pub white_elo: Option<Spanned<String>>,
+    pub black_title: Option<Spanned<String>>,
+    pub black_elo: Option<Spanned<String>>,
     /// standard, rapid or blitz; by default from the time control.
     pub kind: Option<Spanned<String>>,
 }
@@ -1074,6 +1079,10 @@ fn game_tags(cx: &Ctx, g: &RawGame) -> Result<Vec<(String, String)>, ConfigError
         ("Board", "game.board", &g.board),
         ("White", "game.white", &g.white),
         ("Black", "game.black", &g.black),
+        ("WhiteTitle", "game.white_title", &g.white_title),
+        ("WhiteElo", "game.white_elo", &g.white_elo),
+        ("BlackTitle", "game.black_title", &g.black_title),
+        ("BlackElo", "game.black_elo", &g.black_elo),
     ] {
         if let Some(s) = v {
             let value = s.get_ref().trim();
@@ -1082,6 +1091,23 @@ fn game_tags(cx: &Ctx, g: &RawGame) -> Result<Vec<(String, String)>, ConfigError
                     s.span(),
                     key,
                     "a PGN tag is one line of at most 255 bytes".into(),
+                );
+            }
+            if tag.ends_with("Elo")
+                && !value.is_empty()
+                && !(value.len() <= 4 && value.bytes().all(|b| b.is_ascii_digit()))
+            {
+                return cx.err(
+                    s.span(),
+                    key,
+                    format!("a rating is a whole number such as \"2450\", not {value:?}"),
+                );
+            }
+            if tag.ends_with("Title") && value.len() > 8 {
+                return cx.err(
+                    s.span(),
+                    key,
+                    format!("a title is short, such as \"GM\" or \"WIM\", not {value:?}"),
                 );
             }
             if !value.is_empty() {

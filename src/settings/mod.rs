@@ -263,6 +263,11 @@ mod tests {
             e.contains("clock.time_answer") && e.contains("remaining, used"),
             "{e}"
         );
+        let e = err("[game]\nwhite_title = \"Grandmaster of chess\"\n");
+        assert!(
+            e.starts_with("test.toml:2:15: game.white_title: a title is short"),
+            "{e}"
+        );
         let e = err("[game]\nwhite = \"A\"\nkind = \"bullet\"\n");
         assert!(
             e.starts_with("test.toml:3:8: game.kind: unknown kind of game 'bullet'")
@@ -332,7 +337,8 @@ mod tests {
         let text = format!(
             "[mqtt]\nurl = \"mqtts://u:p@broker:9000\"\nboard_id = \"b3\"\n\
              topic_prefix = \"club/r3\"\nusername = \"board3\"\npassword_file = \"{}\"\n\
-             ca_file = \"{}\"\n[game]\nwhite = \"Anna \\\"A\\\" Berg\"\nround = \"3\"\nsite = \"\"\n",
+             ca_file = \"{}\"\n[game]\nwhite = \"Anna \\\"A\\\" Berg\"\nround = \"3\"\nsite = \"\"\n\
+             white_title = \"WGM\"\nwhite_elo = \"2310\"\nblack_elo = \"\"\n",
             pw.display(),
             ca.display()
         );
@@ -352,7 +358,9 @@ mod tests {
             c.engine.pgn_tags,
             [
                 ("Round".to_string(), "3".to_string()),
-                ("White".to_string(), "Anna \"A\" Berg".to_string())
+                ("White".to_string(), "Anna \"A\" Berg".to_string()),
+                ("WhiteTitle".to_string(), "WGM".to_string()),
+                ("WhiteElo".to_string(), "2310".to_string())
             ]
         );
         // Without a url: nothing is published, but broadcast --mqtt takes the rest.

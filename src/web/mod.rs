@@ -1,8 +1,11 @@
 //! The live web view for spectators and kiosks (Art. 6.15 demonstration boards): a small HTTP
 //! server, off unless configured, listening on localhost unless told otherwise.
 //!
-//! - `/`: the page (the board drawn in SVG, the last move marked, clocks, move list, result;
-//!   moves also read out through an ARIA live region), updated through server-sent events;
+//! - `/`: the page as a broadcast shows a game: the players (names, titles, ratings from
+//!   `[game]`), the event and round, the board in SVG (the last move tinted, the king in check
+//!   marked), clocks, move list, result; in the announcements' language; drawn on the server
+//!   (it needs no script to show the game), then updated through server-sent events; moves are
+//!   also read out through an ARIA live region;
 //! - `/game.pgn`: the live game in PGN, as broadcast services poll it;
 //! - `/api/state`: the game as JSON; `/api/events`: the daemon's events as server-sent events.
 //!
@@ -10,7 +13,8 @@
 //! the daemon hands it snapshots and events, and a slow client only loses events (and reloads
 //! the state).
 //!
-//! `state.rs` makes the JSON, `page.rs` the page, `server.rs` serves them.
+//! `state.rs` makes the JSON, `page.rs` the page (from `index.html`, `pieces.svg` and
+//! `labels.toml`), `server.rs` serves them.
 
 use std::sync::Mutex;
 
