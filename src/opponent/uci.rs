@@ -349,16 +349,18 @@ impl Proc {
         let mut info = EngineInfo::default();
         self.send_or_died("uci").await?;
         loop {
-            let line = match timeout(deadline - Instant::now(), self.lines.recv()).await {
-                Err(_) => {
+            // (Checked here too: an engine that floods its output always has a line ready.)
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = match timeout(left, self.lines.recv()).await {
+                Ok(Some(line)) if !left.is_zero() => line,
+                Ok(None) => return Err(self.died().await),
+                _ => {
                     return Err(UciError::NoUciOk {
                         path: self.path.clone(),
                         waited,
                         garbage: self.garbage,
                     })
                 }
-                Ok(None) => return Err(self.died().await),
-                Ok(Some(line)) => line,
             };
             let mut words = line.split_whitespace();
             match words.next() {
@@ -371,9 +373,8 @@ impl Proc {
                     Some(o) => info.options.push(o),
                     None => self.not_uci(&line),
                 },
-                // Blank lines, and the banner many engines print first.
                 None => {}
-                Some(_) if info.options.is_empty() && info.name.is_empty() => self.not_uci(&line),
+                // The banner many engines print first, and anything else.
                 Some(_) => self.not_uci(&line),
             }
         }
@@ -392,16 +393,21 @@ impl Proc {
         self.send_or_died("isready").await?;
         let deadline = Instant::now() + waited;
         loop {
-            match timeout(deadline - Instant::now(), self.lines.recv()).await {
-                Err(_) => {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match timeout(left, self.lines.recv()).await {
+                Ok(Some(line)) if !left.is_zero() => {
+                    if line.trim() == "readyok" {
+                        break;
+                    }
+                    self.not_uci(&line);
+                }
+                Ok(None) => return Err(self.died().await),
+                _ => {
                     return Err(UciError::NoReadyOk {
                         path: self.path.clone(),
                         waited,
                     })
                 }
-                Ok(None) => return Err(self.died().await),
-                Ok(Some(line)) if line.trim() == "readyok" => break,
-                Ok(Some(line)) => self.not_uci(&line),
             }
         }
         tracing::info!(
