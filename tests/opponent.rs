@@ -479,3 +479,78 @@ fn answer_times_and_idle_cpu_by_strength() {
         println!("{r}");
     }
 }
+
+/// A Polyglot book written here: one entry, h7h5 after 1. e4 (a move Stockfish would not
+/// choose). The computer answers 1. e4 from the book at once; then, in casual mode, the
+/// player's `hint` on the control socket is answered by the engine and spoken.
+#[test]
+fn the_book_answers_and_a_hint_is_spoken() {
+    let dir = temp_dir("book");
+    let (link, state, config) = (dir.join("board"), dir.join("state"), dir.join("c.toml"));
+    let socket = dir.join("ctl.sock");
+    let start = Chess::default();
+    let e4m = "e2e4".parse::<UciMove>().unwrap().to_move(&start).unwrap();
+    let e4 = start.clone().play(e4m).unwrap();
+    // h7h5: to h5 (file 7, rank 4), from h7 (file 7, rank 6).
+    let raw: u16 = (7 | (4 << 3)) | ((7 | (6 << 3)) << 6);
+    let mut entry = chessboardd::opponent::book::key(&e4).to_be_bytes().to_vec();
+    entry.extend_from_slice(&raw.to_be_bytes());
+    entry.extend_from_slice(&1u16.to_be_bytes());
+    entry.extend_from_slice(&0u32.to_be_bytes());
+    let book = dir.join("book.bin");
+    std::fs::write(&book, entry).unwrap();
+    std::fs::write(
+        &config,
+        format!(
+            "[rules]\nmode = \"casual\"\n[speech]\nlang = \"de\"\n[opponent]\n\
+             movetime_ms = 300\nbook = \"{}\"\n",
+            book.display()
+        ),
+    )
+    .unwrap();
+    let proto = PROTOCOLS.iter().find(|p| p.name == "chesslink").unwrap();
+    let board = LiveBoard::open(proto, &link, start.board().clone()).unwrap();
+    let mut child = Daemon(daemon_with(
+        &link,
+        &state,
+        &config,
+        &["--socket", socket.to_str().unwrap()],
+    ));
+    let mut events = Events::start(&mut child.0);
+    events.wait(Duration::from_secs(20), "the start", |v| {
+        kind(v) == "game_start"
+    });
+    let mut hands = board.hands(1, 2.0);
+    hands.play(&start, e4m);
+    let (t0, _) = events.wait(Duration::from_secs(15), "1. e4", |v| {
+        kind(v) == "move" && v["uci"] == "e2e4"
+    });
+    let (t1, _) = events.wait(Duration::from_secs(15), "the book's move", |v| {
+        kind(v) == "move" && v["color"] == "black"
+    });
+    let last = events.seen.last().unwrap().clone();
+    assert_eq!(last["uci"], "h7h5", "{last}");
+    // From the book: no 300 ms of thinking.
+    assert!(t1 - t0 < Duration::from_millis(250), "{:?}", t1 - t0);
+    let h5m = "h7h5".parse::<UciMove>().unwrap().to_move(&e4).unwrap();
+    hands.play(&e4, h5m);
+    events.wait(Duration::from_secs(15), "the execution", |v| {
+        kind(v) == "replicated"
+    });
+    let out = Command::new(env!("CARGO_BIN_EXE_chessboardd"))
+        .args(["ctl", "--socket", socket.to_str().unwrap(), "hint"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (_, hint) = events.wait(Duration::from_secs(15), "the hint", |v| {
+        kind(v) == "say" && v["text"].as_str().is_some_and(|t| t.starts_with("Hinweis"))
+    });
+    eprintln!("{}", hint["text"]);
+    drop(child);
+    drop(board);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -223,6 +223,85 @@ mod tests {
         assert_eq!(key(&d5), 0x0756_b944_61c5_0fb0);
     }
 
+    /// A book written here, as Polyglot lays one out: entries sorted by key, big-endian.
+    fn write_book(name: &str, mut entries: Vec<(u64, &str, u16)>) -> PathBuf {
+        entries.sort_by_key(|e| e.0);
+        let sq = |s: &str| {
+            let b = s.as_bytes();
+            u16::from(b[0] - b'a') | (u16::from(b[1] - b'1') << 3)
+        };
+        let mut bytes = Vec::new();
+        for (key, mv, weight) in entries {
+            let promo = match mv.as_bytes().get(4) {
+                Some(b'n') => 1,
+                Some(b'q') => 4,
+                _ => 0,
+            };
+            let raw = sq(&mv[2..4]) | (sq(&mv[0..2]) << 6) | (promo << 12);
+            bytes.extend_from_slice(&key.to_be_bytes());
+            bytes.extend_from_slice(&raw.to_be_bytes());
+            bytes.extend_from_slice(&weight.to_be_bytes());
+            bytes.extend_from_slice(&0u32.to_be_bytes());
+        }
+        let path =
+            std::env::temp_dir().join(format!("chessboardd-{name}-{}.bin", std::process::id()));
+        std::fs::write(&path, bytes).unwrap();
+        path
+    }
+
+    #[test]
+    fn a_book_gives_its_moves_by_weight() {
+        let start = Chess::default();
+        let e4 = play(&start, "e2e4");
+        let castle: Chess = "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1"
+            .parse::<Fen>()
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap();
+        let path = write_book(
+            "book",
+            vec![
+                (key(&start), "e2e4", 3),
+                (key(&start), "d2d4", 1),
+                (key(&start), "g1f3", 0),
+                (key(&e4), "c7c5", 1),
+                (key(&castle), "e1h1", 1),
+                // Keys around the ones asked for, so the search has to find them.
+                (1, "a2a3", 1),
+                (u64::MAX, "a2a3", 1),
+            ],
+        );
+        let book = Book::open(&path).unwrap();
+        assert_eq!(book.len(), 7);
+        let moves = book.moves(&start);
+        assert_eq!(moves.len(), 3, "{moves:?}");
+        let mut counts = std::collections::HashMap::new();
+        for seed in 0..400 {
+            let m = book.pick(&start, seed).unwrap();
+            *counts
+                .entry(m.to_uci(CastlingMode::Standard).to_string())
+                .or_insert(0) += 1;
+        }
+        // By weight: e4 three times as often as d4, never the move of weight 0.
+        let (e, d) = (counts["e2e4"], counts["d2d4"]);
+        assert!(e + d == 400 && e > 2 * d && d > 50, "{counts:?}");
+        let reply = book.pick(&e4, 1).unwrap();
+        assert_eq!(reply.to_uci(CastlingMode::Standard).to_string(), "c7c5");
+        let c = book.pick(&castle, 1).unwrap();
+        assert!(matches!(c, Move::Castle { .. }), "{c:?}");
+        // Out of book.
+        assert_eq!(book.pick(&play(&e4, "e7e5"), 1), None);
+        let _ = std::fs::remove_file(&path);
+        // Not a book: its size is no multiple of 16.
+        std::fs::write(&path, [0u8; 17]).unwrap();
+        let e = Book::open(&path).unwrap_err().to_string();
+        assert!(
+            e.contains("[opponent] book") && e.contains("not a Polyglot book"),
+            "{e}"
+        );
+        let _ = std::fs::remove_file(&path);
+    }
+
     #[test]
     fn castling_and_promotion_are_encoded_as_polyglot_writes_them() {
         let pos: Chess = "r3k2r/1P6/8/8/8/8/8/R3K2R w KQkq - 0 1"
