@@ -554,3 +554,82 @@ fn the_book_answers_and_a_hint_is_spoken() {
     drop(board);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A crash (SIGKILL of the daemon) after the computer's reply: the daemon started again takes
+/// the game up from its journal, against the computer of the same colour (even though the config
+/// now says another), whose engine is given the position and answers the player's next move.
+#[test]
+fn a_game_against_the_computer_survives_a_crash() {
+    let dir = temp_dir("crash");
+    let (link, state, config) = (dir.join("board"), dir.join("state"), dir.join("c.toml"));
+    let write = |color: &str| {
+        std::fs::write(
+            &config,
+            format!("[opponent]\ncolor = \"{color}\"\nmovetime_ms = 200\n"),
+        )
+        .unwrap()
+    };
+    write("black");
+    let mut pos = Chess::default();
+    let proto = PROTOCOLS.iter().find(|p| p.name == "chesslink").unwrap();
+    let board = LiveBoard::open(proto, &link, pos.board().clone()).unwrap();
+    let mut hands = board.hands(2, 2.0);
+    let mut played = Vec::new();
+    let mut child = Daemon(daemon_with(&link, &state, &config, &[]));
+    for round in 0..2 {
+        let mut events = Events::start(&mut child.0);
+        events.wait(Duration::from_secs(20), "the start", |v| {
+            matches!(kind(v), "game_start" | "resumed")
+        });
+        let m = pos.legal_moves()[round * 3];
+        let uci = m.to_uci(CastlingMode::Standard).to_string();
+        hands.play(&pos, m);
+        events.wait(Duration::from_secs(15), "the player's move", |v| {
+            kind(v) == "move" && v["uci"] == uci.as_str()
+        });
+        pos.play_unchecked(m);
+        played.push(uci);
+        let (_, mv) = events.wait(Duration::from_secs(30), "the computer's move", |v| {
+            kind(v) == "move" && v["color"] == "black"
+        });
+        let reply = mv["uci"].as_str().unwrap().to_string();
+        let r = reply.parse::<UciMove>().unwrap().to_move(&pos).unwrap();
+        let before = pos.clone();
+        pos.play_unchecked(r);
+        played.push(reply.clone());
+        hands.play(&before, r);
+        events.wait(Duration::from_secs(15), "the execution", |v| {
+            kind(v) == "replicated" && v["uci"] == reply.as_str()
+        });
+        if round == 0 {
+            // The crash; the config now names the other colour for the computer.
+            let _ = child.0.kill();
+            let _ = child.0.wait();
+            write("white");
+            child = Daemon(daemon_with(&link, &state, &config, &[]));
+        }
+    }
+    // SAFETY: the daemon this test started.
+    unsafe { libc::kill(child.0.id() as i32, libc::SIGTERM) };
+    let _ = child.0.wait();
+    let journal = std::fs::read_to_string(state.join("journal.jsonl")).unwrap();
+    assert!(
+        journal.contains("\"computer\":[\"black\",\"Stockfish"),
+        "{journal}"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_chessboardd"))
+        .args(["games", "--state-dir", state.to_str().unwrap(), "--pgn", "1"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("[Black \"Stockfish"), "{text}");
+    let game = chessboardd::pgn::parse(&text).unwrap().remove(0);
+    let recorded: Vec<String> = game
+        .moves
+        .iter()
+        .map(|m| m.to_uci(CastlingMode::Standard).to_string())
+        .collect();
+    assert_eq!(recorded, played);
+    drop(board);
+    let _ = std::fs::remove_dir_all(&dir);
+}
