@@ -28,7 +28,7 @@ pub enum ColorChoice {
     White,
     #[default]
     Black,
-    /// Drawn at the start of each new game (kept in the journal).
+    /// Drawn when the daemon starts a game (a game taken up from the journal keeps its colour).
     Random,
 }
 
