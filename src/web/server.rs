@@ -192,7 +192,7 @@ async fn run(
         };
         let _ = stream.set_nodelay(true);
         let conn = http.serve_connection(
-            TokioIo::new(Stalling::new(stream)),
+            TokioIo::new(Stalling::new(stream, WRITE_TIMEOUT)),
             TowerToHyperService::new(app.clone()),
         );
         tokio::spawn(async move {
@@ -334,12 +334,17 @@ fn daemon_events(
 /// reads nothing fills its socket's buffer, and is then dropped).
 struct Stalling {
     io: TcpStream,
+    timeout: Duration,
     stalled: Option<Pin<Box<tokio::time::Sleep>>>,
 }
 
 impl Stalling {
-    fn new(io: TcpStream) -> Stalling {
-        Stalling { io, stalled: None }
+    fn new(io: TcpStream, timeout: Duration) -> Stalling {
+        Stalling {
+            io,
+            timeout,
+            stalled: None,
+        }
     }
 
     /// A write made progress (or failed): the clock stops; else it runs, and runs out.
@@ -354,7 +359,7 @@ impl Stalling {
         }
         let timer = self
             .stalled
-            .get_or_insert_with(|| Box::pin(tokio::time::sleep(WRITE_TIMEOUT)));
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep(self.timeout)));
         match timer.as_mut().poll(cx) {
             Poll::Ready(()) => Poll::Ready(Err(std::io::ErrorKind::TimedOut.into())),
             Poll::Pending => Poll::Pending,
@@ -403,5 +408,50 @@ impl AsyncWrite for Stalling {
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
         let r = Pin::new(&mut self.io).poll_shutdown(cx);
         self.watch(cx, r)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    async fn pair() -> (TcpStream, TcpStream) {
+        let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let a = TcpStream::connect(l.local_addr().unwrap()).await.unwrap();
+        (a, l.accept().await.unwrap().0)
+    }
+
+    #[tokio::test]
+    async fn a_writer_that_no_one_reads_gives_up() {
+        let (a, _b) = pair().await;
+        let mut w = Stalling::new(a, Duration::from_millis(300));
+        let t = std::time::Instant::now();
+        // Far more than the sockets' buffers hold: the peer reads nothing.
+        let e = w.write_all(&vec![0u8; 64 << 20]).await.unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::TimedOut);
+        assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+    }
+
+    #[tokio::test]
+    async fn a_writer_that_is_read_goes_on() {
+        let (a, mut b) = pair().await;
+        let mut w = Stalling::new(a, Duration::from_secs(1));
+        let reader = tokio::spawn(async move {
+            let mut n = 0;
+            let mut buf = vec![0u8; 1 << 18];
+            loop {
+                // Slowly (a progress the writer sees as the kernel's buffer empties by a third),
+                // but never a second without reading.
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                match b.read(&mut buf).await.unwrap() {
+                    0 => return n,
+                    k => n += k,
+                }
+            }
+        });
+        w.write_all(&vec![1u8; 8 << 20]).await.unwrap();
+        w.shutdown().await.unwrap();
+        assert_eq!(reader.await.unwrap(), 8 << 20);
     }
 }
