@@ -8,7 +8,7 @@ SHELL := /bin/bash
 BUILD_PACKAGES := pkg-config libasound2-dev libclang-dev libespeak-ng-dev espeak-ng-data
 TEST_PACKAGES := espeak-ng systemd chromium fonts-dejavu-core liblouis-bin mosquitto openssl
 
-.PHONY: all deps deps-build build demo test check lint bench bench-tempo bench-matcher clean
+.PHONY: all deps deps-build build demo test check lint bench bench-tempo bench-matcher bench-web clean
 
 all: build
 
@@ -58,6 +58,13 @@ bench-tempo: build
 # what each reads, and the time of each over 200 games.
 bench-matcher: build
 	scripts/bench-matcher.sh
+
+# The web view under 1,000 viewers (issue 17): a game of 97 plies at people's tempo played twice,
+# alone and watched by 500 event streams and 500 pollers; prints the announcement delay of both
+# and the p99 the viewers add (the README's figure). The test build, as `make test` runs it.
+bench-web:
+	WEB_LOAD_GAME=tests/data/games/nepomniachtchi-liren-game1.pgn \
+		$(CARGO) test --test web_load -- --nocapture
 
 clean:
 	$(CARGO) clean

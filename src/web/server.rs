@@ -129,7 +129,12 @@ fn fd_bound() -> usize {
 /// Binds `addr` with a backlog for many viewers connecting at once.
 async fn listen(addr: &str) -> std::io::Result<TcpListener> {
     let mut last = None;
-    for a in tokio::net::lookup_host(addr).await? {
+    // An address as such is not looked up (which would take a thread of its own).
+    let addrs: Vec<SocketAddr> = match addr.parse() {
+        Ok(a) => vec![a],
+        Err(_) => tokio::net::lookup_host(addr).await?.collect(),
+    };
+    for a in addrs {
         let socket = if a.is_ipv4() {
             TcpSocket::new_v4()?
         } else {
