@@ -434,9 +434,12 @@ fn a_thousand_viewers_are_served_and_the_game_is_announced() {
         .map(|(w, a)| w - a)
         .collect();
     let (_, d99, dmax) = percentiles(&added);
+    let over_10 = added.iter().filter(|d| **d > 10.0).count();
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(
-        "web view load: {} ({plies} plies at people's tempo), {n} viewers ({} event streams, \
+        "web view load (this machine's load average now: {}): {} ({plies} plies at people's tempo), {n} viewers ({} event streams, \
          {} polling every {poll_ms} ms: {} polls in {:.1} s, {:.0}/s)",
+        load.split_whitespace().take(3).collect::<Vec<_>>().join(" "),
         pgn.file_name().unwrap().to_string_lossy(),
         seen.streams.len(),
         n / 2,
@@ -450,7 +453,8 @@ fn a_thousand_viewers_are_served_and_the_game_is_announced() {
     println!("  0 viewers:     {a50:7.3} / {a99:7.3} / {amax:7.3}");
     println!("  {n} viewers: {w50:7.3} / {w99:7.3} / {wmax:7.3}");
     println!(
-        "  added by the viewers: p99 {:+.3} ms (move by move: p99 {d99:+.3}, max {dmax:+.3})",
+        "  added by the viewers: p99 {:+.3} ms (move by move: p99 {d99:+.3}, max {dmax:+.3}; \
+         more than 10 ms: {over_10} of {plies})",
         w99 - a99
     );
     let (_, ao99, aomax) = percentiles(&alone.delays_over);
