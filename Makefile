@@ -10,7 +10,7 @@ TEST_PACKAGES := espeak-ng systemd chromium fonts-dejavu-core liblouis-bin mosqu
 # The computer opponent of `demo --opponent engine` (and [opponent] by default).
 DEMO_PACKAGES := stockfish
 
-.PHONY: all deps deps-build deps-demo build demo test check lint bench bench-tempo bench-matcher bench-opponent clean
+.PHONY: all deps deps-build deps-demo build demo test check lint bench bench-tempo bench-matcher bench-opponent bench-web clean
 
 all: build
 
@@ -69,6 +69,13 @@ bench-matcher: build
 # announced at each strength (p50), and the engine's CPU use between moves (the README's figures).
 bench-opponent: deps-demo
 	$(CARGO) test --test opponent -- --ignored --nocapture answer_times
+
+# The web view under 1,000 viewers (issue 17): a game of 97 plies at people's tempo played twice,
+# alone and watched by 500 event streams and 500 pollers; prints the announcement delay of both
+# and the p99 the viewers add (the README's figure). The test build, as `make test` runs it.
+bench-web:
+	WEB_LOAD_GAME=tests/data/games/nepomniachtchi-liren-game1.pgn \
+		$(CARGO) test --test web_load -- --nocapture
 
 clean:
 	$(CARGO) clean

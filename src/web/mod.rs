@@ -9,17 +9,18 @@
 //! - `/game.pgn`: the live game in PGN, as broadcast services poll it;
 //! - `/api/state`: the game as JSON; `/api/events`: the daemon's events as server-sent events.
 //!
-//! Only GET requests are served; anything else is refused. The server never blocks the daemon:
-//! the daemon hands it snapshots and events, and a slow client only loses events (and reloads
-//! the state).
+//! Only GET and HEAD requests are served; anything else is refused. The server never blocks the
+//! daemon: it runs on a thread and a runtime of its own, the daemon hands it snapshots and
+//! events, and a slow client only loses events (and reloads the state). Its bounds (viewers,
+//! timeouts) are in `server.rs`.
 //!
 //! `state.rs` makes the JSON, `page.rs` the page (from `index.html`, `pieces.svg` and
 //! `labels.toml`), `server.rs` serves them.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use serde_json::json;
-use tokio::sync::broadcast;
+use tokio::sync::mpsc;
 
 mod page;
 mod server;
@@ -28,10 +29,17 @@ mod state;
 pub use server::serve;
 pub use state::state_json;
 
-/// What the server shows, handed over by the daemon.
+/// The game as the server shows it: (state JSON, PGN), made once per change.
+type Snapshot = Arc<(String, String)>;
+
+/// What the server shows, handed over by the daemon. The daemon's side takes no lock that a
+/// viewer may hold for longer than a pointer's copy: a snapshot is swapped in whole, and the
+/// events go through a channel to the server's thread, which sends them on to each viewer.
 pub struct Web {
-    snapshot: Mutex<(String, String)>,
-    pub(super) events: broadcast::Sender<String>,
+    snapshot: Mutex<Snapshot>,
+    events: mpsc::UnboundedSender<String>,
+    /// The events' other end, taken by the server.
+    pub(super) incoming: Mutex<Option<mpsc::UnboundedReceiver<String>>>,
 }
 
 impl std::fmt::Debug for Web {
@@ -42,9 +50,11 @@ impl std::fmt::Debug for Web {
 
 impl Default for Web {
     fn default() -> Web {
+        let (events, incoming) = mpsc::unbounded_channel();
         Web {
-            snapshot: Mutex::new((json!({}).to_string(), String::new())),
-            events: broadcast::channel(256).0,
+            snapshot: Mutex::new(Arc::new((json!({}).to_string(), String::new()))),
+            events,
+            incoming: Mutex::new(Some(incoming)),
         }
     }
 }
@@ -52,18 +62,24 @@ impl Default for Web {
 impl Web {
     /// The game changed: a new snapshot for `/api/state` (`state_json`) and `/game.pgn`.
     pub fn update(&self, state: String, pgn: String) {
-        if let Ok(mut s) = self.snapshot.lock() {
-            *s = (state, pgn);
-        }
+        let new = Arc::new((state, pgn));
+        let old = self
+            .snapshot
+            .lock()
+            .map(|mut s| std::mem::replace(&mut *s, new));
+        // The old one is freed here, outside the lock (or by the last viewer holding it).
+        drop(old);
     }
 
     /// An event for `/api/events` (one JSON object).
     pub fn event(&self, json: String) {
-        // No subscriber is no error.
+        // No server (it has stopped) is no error.
         let _ = self.events.send(json);
     }
 
+    /// The game: (state JSON, PGN).
     pub(super) fn snapshot(&self) -> (String, String) {
-        self.snapshot.lock().map(|s| s.clone()).unwrap_or_default()
+        let s = self.snapshot.lock().map(|s| Arc::clone(&s));
+        s.map(|s| (s.0.clone(), s.1.clone())).unwrap_or_default()
     }
 }
