@@ -618,7 +618,13 @@ fn a_game_against_the_computer_survives_a_crash() {
         "{journal}"
     );
     let out = Command::new(env!("CARGO_BIN_EXE_chessboardd"))
-        .args(["games", "--state-dir", state.to_str().unwrap(), "--pgn", "1"])
+        .args([
+            "games",
+            "--state-dir",
+            state.to_str().unwrap(),
+            "--pgn",
+            "1",
+        ])
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
