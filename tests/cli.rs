@@ -1,6 +1,7 @@
 //! The command line as users and the acceptance tests call it: exit codes, stdout, stderr.
 
 #[path = "support/clk.rs"]
+#[allow(dead_code)]
 mod clk;
 use clk::without_clk;
 

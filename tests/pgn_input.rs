@@ -7,6 +7,7 @@
 //! reader makes of the file.
 
 #[path = "support/clk.rs"]
+#[allow(dead_code)]
 mod clk;
 use clk::without_clk;
 

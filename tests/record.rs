@@ -1,11 +1,15 @@
 //! The game record against the cases a review found: a game taken back after its end goes on
 //! being recorded, and a game taken up again warns of low time it had not yet reached.
 
+#[path = "support/clk.rs"]
+#[allow(dead_code)]
+mod clk;
 use chessboardd::engine::debounce::{EMPTY, OCCUPIED};
 use chessboardd::engine::rules::Mode;
 use chessboardd::engine::Resumed;
 use chessboardd::engine::{Button, Engine, Event, EventKind, Reading, Settings};
 use chessboardd::record::Journal;
+use clk::clk_seconds;
 use shakmaty::{ByColor, Chess, Square};
 
 fn scratch(name: &str) -> std::path::PathBuf {
@@ -103,19 +107,6 @@ fn a_resumed_game_still_warns_of_low_time() {
         })
         .collect();
     assert_eq!(warnings, [60_000], "the one-minute warning comes");
-}
-
-/// The `[%clk]` times of a PGN, in seconds, in the order of the moves.
-fn clk_seconds(pgn: &str) -> Vec<i64> {
-    pgn.split("[%clk ")
-        .skip(1)
-        .map(|rest| {
-            let hms = &rest[..rest.find(']').expect("a closed [%clk]")];
-            hms.split(':')
-                .map(|p| p.parse::<i64>().expect("a number"))
-                .fold(0, |acc, p| acc * 60 + p)
-        })
-        .collect()
 }
 
 /// The tag lines of a PGN (without `Time`, which only the record carries as it began).

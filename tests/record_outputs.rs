@@ -5,6 +5,10 @@
 //! the same set of tags. A SIGHUP with new `[game]` tags mid-game reaches the live PGN at once
 //! and the game's record with it, and loses nothing.
 
+#[path = "support/clk.rs"]
+#[allow(dead_code)]
+mod clk;
+use clk::clk_seconds;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -260,19 +264,6 @@ fn data(game: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/games")
         .join(format!("{game}.pgn"))
-}
-
-/// The `[%clk]` times of a PGN, in seconds, in the order of the moves.
-fn clk_seconds(pgn: &str) -> Vec<i64> {
-    pgn.split("[%clk ")
-        .skip(1)
-        .map(|rest| {
-            let hms = &rest[..rest.find(']').expect("a closed [%clk]")];
-            hms.split(':')
-                .map(|p| p.parse::<i64>().expect("a number"))
-                .fold(0, |acc, p| acc * 60 + p)
-        })
-        .collect()
 }
 
 /// The tag lines of a PGN.

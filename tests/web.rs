@@ -2,6 +2,7 @@
 //! the state as JSON, the live PGN, the events as a server-sent event stream, and nothing else.
 
 #[path = "support/clk.rs"]
+#[allow(dead_code)]
 mod clk;
 use clk::without_clk;
 

@@ -106,19 +106,7 @@ pub fn run(args: DemoArgs) -> Result<(), Fail> {
             if let Some(s) = &mut speaker {
                 s.event(&spoken(&e.kind, &announce, &phrases));
             }
-            if json {
-                print(e.to_json());
-                return;
-            }
-            match &e.kind {
-                EventKind::Move { ply, san, say, .. } => {
-                    let n = ply.div_ceil(2);
-                    let dots = if ply % 2 == 1 { "." } else { "..." };
-                    print(format!("{n:>3}{dots:<4}{san:<8} \u{1f50a} {say}"));
-                }
-                EventKind::Say { text, .. } => print(format!("        \u{1f50a} {text}")),
-                _ => {}
-            }
+            show(e, json);
         },
     ));
     if let Some(s) = speaker {
@@ -247,9 +235,6 @@ fn against_the_computer(args: DemoArgs) -> Result<(), Fail> {
             std::thread::sleep(std::time::Duration::from_secs(2));
             let _ = done_tx.send(());
         });
-        let print = |line: String| {
-            let _ = writeln!(std::io::stdout().lock(), "{line}");
-        };
         rt.block_on(chessboardd::daemon::run_game(
             cfg.engine.clone(),
             vec![(source, None)],
@@ -277,19 +262,7 @@ fn against_the_computer(args: DemoArgs) -> Result<(), Fail> {
                 if let Some(h) = heard {
                     let _ = tx.send(h);
                 }
-                if args.json {
-                    print(e.to_json());
-                    return;
-                }
-                match &e.kind {
-                    EventKind::Move { ply, san, say, .. } => {
-                        let n = ply.div_ceil(2);
-                        let dots = if ply % 2 == 1 { "." } else { "..." };
-                        print(format!("{n:>3}{dots:<4}{san:<8} \u{1f50a} {say}"));
-                    }
-                    EventKind::Say { text, .. } => print(format!("        \u{1f50a} {text}")),
-                    _ => {}
-                }
+                show(e, args.json);
             },
             async {
                 let _ = done_rx.await;
@@ -307,4 +280,23 @@ fn against_the_computer(args: DemoArgs) -> Result<(), Fail> {
     drop(board);
     let _ = std::fs::remove_dir_all(&dir);
     Ok(())
+}
+
+/// Prints an event: as JSON, or a move and what is said, as on a scoresheet. A closed pipe
+/// (`chessboardd demo | head`) ends the printing, not the daemon.
+fn show(e: &chessboardd::engine::Event, json: bool) {
+    let line = if json {
+        e.to_json()
+    } else {
+        match &e.kind {
+            EventKind::Move { ply, san, say, .. } => {
+                let n = ply.div_ceil(2);
+                let dots = if ply % 2 == 1 { "." } else { "..." };
+                format!("{n:>3}{dots:<4}{san:<8} \u{1f50a} {say}")
+            }
+            EventKind::Say { text, .. } => format!("        \u{1f50a} {text}"),
+            _ => return,
+        }
+    };
+    let _ = writeln!(std::io::stdout().lock(), "{line}");
 }

@@ -20,3 +20,16 @@ pub fn without_clk(pgn: &str) -> (String, usize) {
         .collect();
     (tokens.join(" "), n)
 }
+
+/// The `[%clk]` times of a PGN, in seconds, in the order of the moves.
+pub fn clk_seconds(pgn: &str) -> Vec<i64> {
+    pgn.split("[%clk ")
+        .skip(1)
+        .map(|rest| {
+            let hms = &rest[..rest.find(']').expect("a closed [%clk]")];
+            hms.split(':')
+                .map(|p| p.parse::<i64>().expect("a number"))
+                .fold(0, |acc, p| acc * 60 + p)
+        })
+        .collect()
+}
