@@ -7,8 +7,8 @@
 //!      │ readings, link states                          │ commands (control::COMMANDS)
 //!      ▼                                                ▼
 //!  board::* drivers ──────────────► daemon ◄────────── control
-//!                                     │ timed inputs
-//!                                     ▼
+//!                                   ▲ │ timed inputs
+//!  opponent (a UCI engine) ─────────┘ ▼
 //!                                  engine (pure: readings in, events out; replay drives it too)
 //!                                     │ events
 //!                                     ▼
