@@ -11,7 +11,7 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use serialport::{SerialPort, TTYPort};
+use serialport::TTYPort;
 use shakmaty::{Board, Chess, Move, Piece, Square};
 
 use super::gestures::{self, Hands, Manner};
@@ -44,14 +44,7 @@ impl LiveBoard {
         link: &Path,
         start: Board,
     ) -> std::io::Result<LiveBoard> {
-        let (mut master, slave) = TTYPort::pair().map_err(std::io::Error::other)?;
-        master
-            .set_timeout(Duration::from_millis(5))
-            .map_err(std::io::Error::other)?;
-        let name = slave
-            .name()
-            .ok_or_else(|| std::io::Error::other("the pseudo-terminal has no name"))?;
-        crate::fsutil::replace_symlink(Path::new(&name), link)?;
+        let (mut master, slave, _) = super::pty::pseudo_terminal(link)?;
         let (tx, rx) = mpsc::channel();
         let board = Arc::new(Mutex::new(start));
         let leds = Arc::new(AtomicU64::new(0));

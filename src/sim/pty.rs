@@ -271,8 +271,10 @@ impl Link {
 }
 
 /// Makes a new pseudo-terminal and points the symlink at `path` to it (atomically, so that a
-/// host looking for the port finds either the old terminal or the new one, never nothing).
-fn open_link(path: &Path) -> std::io::Result<Link> {
+/// host looking for the port finds either the old terminal or the new one, never nothing); a
+/// file at `path` that is not a symlink is left alone. Returns the board's end (reads time out
+/// after 5 ms), the host's end and its name.
+pub(super) fn pseudo_terminal(path: &Path) -> std::io::Result<(TTYPort, TTYPort, String)> {
     let (mut master, slave) = TTYPort::pair().map_err(std::io::Error::other)?;
     master
         .set_timeout(Duration::from_millis(5))
@@ -280,8 +282,6 @@ fn open_link(path: &Path) -> std::io::Result<Link> {
     let name = slave
         .name()
         .ok_or_else(|| std::io::Error::other("the pseudo-terminal has no name"))?;
-    // The terminal stays configured (raw) for the host; the board end keeps only the master.
-    drop(slave);
     match std::fs::symlink_metadata(path) {
         Ok(m) if !m.file_type().is_symlink() => {
             return Err(std::io::Error::other(format!(
@@ -292,6 +292,13 @@ fn open_link(path: &Path) -> std::io::Result<Link> {
         _ => {}
     }
     crate::fsutil::replace_symlink(Path::new(&name), path)?;
+    Ok((master, slave, name))
+}
+
+fn open_link(path: &Path) -> std::io::Result<Link> {
+    let (master, slave, name) = pseudo_terminal(path)?;
+    // The terminal stays configured (raw) for the host; the board end keeps only the master.
+    drop(slave);
     Ok(Link {
         master,
         host_seen: false,
