@@ -18,6 +18,19 @@ fn scratch(name: &str) -> std::path::PathBuf {
     dir
 }
 
+/// A casual game with `settings` begun on the engine and in a journal at `dir`.
+fn begin(dir: &std::path::Path, settings: Settings) -> (Journal, Engine) {
+    let mut j = Journal::open(dir).unwrap().journal;
+    let mut e = Engine::new(Settings {
+        mode: Mode::Casual,
+        ..settings
+    });
+    let mut out = Vec::new();
+    e.new_game(0, Chess::default(), true, &mut out);
+    j.sync(&e, &out).unwrap();
+    (j, e)
+}
+
 /// Moves pieces on the engine's board, recording after each step as the daemon does.
 fn step(e: &mut Engine, j: &mut Journal, t: &mut u64, changes: &[(Square, bool)]) {
     for &(sq, placed) in changes {
@@ -34,14 +47,7 @@ fn step(e: &mut Engine, j: &mut Journal, t: &mut u64, changes: &[(Square, bool)]
 fn a_game_taken_back_after_its_end_is_recorded_as_it_goes_on() {
     use Square::*;
     let dir = scratch("reopen");
-    let mut j = Journal::open(&dir).unwrap().journal;
-    let mut e = Engine::new(Settings {
-        mode: Mode::Casual,
-        ..Settings::default()
-    });
-    let mut out = Vec::new();
-    e.new_game(0, Chess::default(), true, &mut out);
-    j.sync(&e, &out).unwrap();
+    let (mut j, mut e) = begin(&dir, Settings::default());
     let mut t = 0;
     // Fool's mate.
     step(
@@ -161,20 +167,18 @@ fn timed_moves(
 fn every_pgn_carries_the_clock_times_and_the_same_tags() {
     use Square::*;
     let dir = scratch("clk");
-    let mut j = Journal::open(&dir).unwrap().journal;
-    let mut e = Engine::new(Settings {
-        mode: Mode::Casual,
-        time_control: Some("300+2".parse().unwrap()),
-        pgn_tags: vec![
-            ("Event".into(), "Club night".into()),
-            ("White".into(), "Ann".into()),
-            ("Black".into(), "Bob".into()),
-        ],
-        ..Settings::default()
-    });
-    let mut out = Vec::new();
-    e.new_game(0, Chess::default(), true, &mut out);
-    j.sync(&e, &out).unwrap();
+    let (mut j, mut e) = begin(
+        &dir,
+        Settings {
+            time_control: Some("300+2".parse().unwrap()),
+            pgn_tags: vec![
+                ("Event".into(), "Club night".into()),
+                ("White".into(), "Ann".into()),
+                ("Black".into(), "Bob".into()),
+            ],
+            ..Settings::default()
+        },
+    );
     let mut t = 0;
     let mut times = timed_moves(
         &mut e,
@@ -237,14 +241,7 @@ fn every_pgn_carries_the_clock_times_and_the_same_tags() {
 fn a_game_without_a_clock_has_no_clk_comment() {
     use Square::*;
     let dir = scratch("noclk");
-    let mut j = Journal::open(&dir).unwrap().journal;
-    let mut e = Engine::new(Settings {
-        mode: Mode::Casual,
-        ..Settings::default()
-    });
-    let mut out = Vec::new();
-    e.new_game(0, Chess::default(), true, &mut out);
-    j.sync(&e, &out).unwrap();
+    let (mut j, mut e) = begin(&dir, Settings::default());
     let mut t = 0;
     step(&mut e, &mut j, &mut t, &[(E2, false), (E4, true)]);
     assert_eq!(e.game().plies.len(), 1);
