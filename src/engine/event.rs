@@ -288,6 +288,20 @@ pub enum EventKind {
         ply: u32,
         san: String,
     },
+    /// Later readings showed that moves already announced, or a ruling already given, were not
+    /// what happened: every ply from `ply` on is withdrawn (like a takeback), the rulings
+    /// withdrawn with them no longer count, and the `move` events of the story the board now
+    /// shows follow (`recovered`).
+    Correction {
+        /// The first ply withdrawn (1 = white's first move).
+        ply: u32,
+        /// The SAN of every withdrawn ply, in order (possibly none).
+        withdrawn: Vec<String>,
+        /// The rulings withdrawn with them, in order: `illegal`, `touch_move`.
+        rulings: Vec<&'static str>,
+        /// The spoken correction ("Korrektur: ...").
+        say: String,
+    },
     Say {
         text: String,
         priority: Priority,
@@ -356,6 +370,7 @@ impl EventKind {
             EventKind::Restored { .. } => "restored",
             EventKind::Clock { .. } => "clock",
             EventKind::Takeback { .. } => "takeback",
+            EventKind::Correction { .. } => "correction",
             EventKind::Say { .. } => "say",
             EventKind::Claim { .. } => "claim",
             EventKind::GameOver { .. } => "game_over",
@@ -375,6 +390,7 @@ impl EventKind {
             EventKind::Move { say, .. } => Some((say, Priority::Result)),
             EventKind::Say { text, priority } => Some((text, *priority)),
             EventKind::TimeWarning { say, .. } => Some((say, Priority::Error)),
+            EventKind::Correction { say, .. } => Some((say, Priority::Error)),
             _ => None,
         }
     }
@@ -521,6 +537,17 @@ impl Event {
             EventKind::Takeback { ply, san } => {
                 j.num("ply", *ply);
                 j.str("san", san);
+            }
+            EventKind::Correction {
+                ply,
+                withdrawn,
+                rulings,
+                say,
+            } => {
+                j.num("ply", *ply);
+                j.strs("withdrawn", withdrawn);
+                j.strs("rulings", rulings);
+                j.str("say", say);
             }
             EventKind::Say { text, priority } => {
                 j.str("text", text);
@@ -678,6 +705,18 @@ impl Json<'_> {
     fn str(&mut self, key: &str, value: &str) {
         self.key(key);
         self.raw_str(value);
+    }
+
+    fn strs<S: AsRef<str>>(&mut self, key: &str, values: &[S]) {
+        self.key(key);
+        self.out.push(b'[');
+        for (i, v) in values.iter().enumerate() {
+            if i > 0 {
+                self.out.push(b',');
+            }
+            self.raw_str(v.as_ref());
+        }
+        self.out.push(b']');
     }
 
     fn num(&mut self, key: &str, n: impl Into<u64>) {
@@ -843,6 +882,18 @@ mod tests {
             EventKind::Takeback {
                 ply: 3,
                 san: "O-O-O".into(),
+            },
+            EventKind::Correction {
+                ply: 5,
+                withdrawn: vec!["Qxf6+".into(), odd.clone()],
+                rulings: vec!["illegal"],
+                say: "Korrektur: Dame Felix vier".into(),
+            },
+            EventKind::Correction {
+                ply: 1,
+                withdrawn: vec![],
+                rulings: vec![],
+                say: odd.clone(),
             },
             EventKind::Say {
                 text: odd.clone(),
