@@ -163,6 +163,13 @@ pub struct Words {
     pub draw_offer: String,
     pub draw_offer_lapsed: String,
     pub takeback: String,
+    /// Later readings showed that moves already announced were not what happened: said before
+    /// the moves the board shows instead ("Korrektur: Dame Felix vier").
+    pub correction: String,
+    /// A correction that withdraws a ruling and no move ("Korrektur: Entscheidung zurückgenommen").
+    pub ruling_withdrawn: String,
+    /// Moves read from the board afterwards whose order or route the board cannot tell.
+    pub order_uncertain: String,
     pub adjust: String,
     pub no_takeback: String,
     pub moves_made: String,
@@ -414,6 +421,9 @@ word_fields!(
     draw_offer,
     draw_offer_lapsed,
     takeback,
+    correction,
+    ruling_withdrawn,
+    order_uncertain,
     adjust,
     no_takeback,
     moves_made,

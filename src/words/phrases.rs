@@ -133,6 +133,18 @@ impl Phrases {
         )
     }
 
+    /// A correction: "Korrektur: Dame Felix vier. Bauer Gustav fünf", the announcements of the
+    /// moves the board shows instead of those withdrawn; with none, the ruling withdrawn.
+    pub fn correction(&self, moves: &[String]) -> String {
+        let w = &self.words;
+        let what = if moves.is_empty() {
+            w.ruling_withdrawn.clone()
+        } else {
+            moves.join(". ")
+        };
+        sentences(&format!("{}: {what}", w.correction))
+    }
+
     /// "Springer Felix drei": a piece and where it stands.
     pub fn piece_on(&self, role: Role, sq: Square) -> String {
         let mut out = self.words.piece(role).to_string();
@@ -841,6 +853,7 @@ mod tests {
                     &w.claim_invalid,
                     &w.draw_offer_lapsed,
                     &w.takeback,
+                    &w.order_uncertain,
                     &w.adjust,
                     &w.no_takeback,
                     &w.no_move_yet,
