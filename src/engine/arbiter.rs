@@ -998,6 +998,7 @@ impl Engine {
                 black_ms: clocks.map(|c| c.1),
                 recovered,
                 touch_checked,
+                corrected: false,
             },
         );
         if let Some((w, b)) = clocks {

@@ -250,6 +250,10 @@ pub enum EventKind {
         recovered: bool,
         /// Touch-move was judged for this move (tournament mode, the move seen being made).
         touch_checked: bool,
+        /// One of the moves of a correction: said in the correction's `say` already (written
+        /// only when true).
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        corrected: bool,
     },
     Illegal {
         #[serde(serialize_with = "ser_color")]
@@ -473,6 +477,7 @@ impl Event {
                 black_ms,
                 recovered,
                 touch_checked,
+                corrected,
             } => {
                 j.num("ply", *ply);
                 j.color("color", *color);
@@ -488,6 +493,9 @@ impl Event {
                 }
                 j.bool("recovered", *recovered);
                 j.bool("touch_checked", *touch_checked);
+                if *corrected {
+                    j.bool("corrected", true);
+                }
             }
             EventKind::Illegal {
                 color,
@@ -830,6 +838,7 @@ mod tests {
                 black_ms: Some(299_000),
                 recovered: true,
                 touch_checked: false,
+                corrected: true,
             },
             EventKind::Move {
                 ply: 1,
@@ -842,6 +851,7 @@ mod tests {
                 black_ms: None,
                 recovered: false,
                 touch_checked: true,
+                corrected: false,
             },
             EventKind::Illegal {
                 color: Color::White,

@@ -485,6 +485,7 @@ mod tests {
             black_ms: None,
             recovered: false,
             touch_checked: true,
+            corrected: false,
         }
     }
 
