@@ -28,46 +28,15 @@
 //! a slow, correct execution would cost the same as a fast one. The execution is checked, so
 //! this time cannot be used for anything but putting the computer's move on the board.
 
-use serde::Serialize;
 use shakmaty::san::SanPlus;
 use shakmaty::{Chess, Color, Move, Position};
 
 use super::arbiter::{Engine, Phase};
+use super::decoder::recognise;
+pub use super::event::{Asked, PositionKey};
 use super::event::{Event, EventKind, Millis, Priority};
 use super::game::fen_of;
-use super::recognise;
 use super::rules::Mode;
-
-/// Identifies a position of the game: the games started, the plies, the takebacks made. An
-/// answer carrying another key is for a position that is gone, and dropped.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
-pub struct PositionKey {
-    games_started: u64,
-    plies: usize,
-    takebacks: u64,
-}
-
-impl PositionKey {
-    pub(super) fn new(games_started: u64, plies: usize, takebacks: u64) -> PositionKey {
-        PositionKey {
-            games_started,
-            plies,
-            takebacks,
-        }
-    }
-
-    pub fn games_started(&self) -> u64 {
-        self.games_started
-    }
-
-    pub fn plies(&self) -> usize {
-        self.plies
-    }
-
-    pub fn takebacks(&self) -> u64 {
-        self.takebacks
-    }
-}
 
 /// The clocks as UCI's `go` gives them (ms), when a time control is set.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -141,23 +110,6 @@ pub enum ComputerAnswer {
     /// The score, from the side to move's view, as UCI gives it: centipawns, or mate in N
     /// moves (negative: the side to move is mated).
     Evaluation { cp: Option<i32>, mate: Option<i32> },
-}
-
-/// What the player asked the computer (the `what` of a `computer_ask` event).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Asked {
-    Hint,
-    Evaluate,
-}
-
-impl Asked {
-    pub fn name(self) -> &'static str {
-        match self {
-            Asked::Hint => "hint",
-            Asked::Evaluate => "evaluate",
-        }
-    }
 }
 
 impl Engine {

@@ -4,7 +4,6 @@
 use serde::Serialize;
 use shakmaty::{Color, Role, Square};
 
-use super::computer::{Asked, PositionKey};
 use crate::named;
 use crate::words::{Names, Words};
 
@@ -195,6 +194,54 @@ impl TouchRule {
 }
 
 named!(TouchRule);
+
+/// Identifies a position of the game: the games started, the plies, the takebacks made. An
+/// answer carrying another key is for a position that is gone, and dropped.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct PositionKey {
+    games_started: u64,
+    plies: usize,
+    takebacks: u64,
+}
+
+impl PositionKey {
+    pub(in crate::engine) fn new(games_started: u64, plies: usize, takebacks: u64) -> PositionKey {
+        PositionKey {
+            games_started,
+            plies,
+            takebacks,
+        }
+    }
+
+    pub fn games_started(&self) -> u64 {
+        self.games_started
+    }
+
+    pub fn plies(&self) -> usize {
+        self.plies
+    }
+
+    pub fn takebacks(&self) -> u64 {
+        self.takebacks
+    }
+}
+
+/// What the player asked the computer (the `what` of a `computer_ask` event).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Asked {
+    Hint,
+    Evaluate,
+}
+
+impl Asked {
+    pub fn name(self) -> &'static str {
+        match self {
+            Asked::Hint => "hint",
+            Asked::Evaluate => "evaluate",
+        }
+    }
+}
 
 /// How urgent a spoken message is; the speech queue orders by it.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]

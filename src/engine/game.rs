@@ -7,9 +7,9 @@ use shakmaty::zobrist::Zobrist64;
 use shakmaty::{CastlingSide, Chess, Color, EnPassantMode, Move, MoveList, Piece, Position, Role};
 
 use super::dead;
+use super::decoder::recognise::Legal;
 use super::event::EndReason;
 use super::event::Millis;
-use super::recognise::Legal;
 use super::rules::RuleProfile;
 use crate::words::Phrases;
 

@@ -3,11 +3,10 @@
 
 use shakmaty::{Bitboard, ByColor, Chess, Color, Move, Position};
 
-use super::arbiter::{Engine, Mismatch, Phase};
+use super::arbiter::{Engine, Mismatch, Phase, Warnings};
 use super::clock::Clock;
 use super::event::{Event, EventKind, Millis, Priority};
 use super::game::{fen_of, Game};
-use super::timers::Warnings;
 
 /// A game brought back from the record after the daemon was down.
 #[derive(Clone, Debug)]

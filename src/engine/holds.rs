@@ -6,9 +6,9 @@
 use shakmaty::{Bitboard, Move, Position, Role};
 
 use super::arbiter::{Engine, Held, Hold, Phase};
+use super::decoder::log::Trace;
+use super::decoder::recognise::{self, classify, Verdict};
 use super::event::{Event, Millis};
-use super::recognise::{self, classify, Verdict};
-use super::turn::Trace;
 
 impl Engine {
     /// Takes a held decision at the time the board came to show it, because the board went on

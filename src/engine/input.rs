@@ -2,8 +2,14 @@
 
 use shakmaty::{Color, File, Rank, Role, Square};
 
-use super::debounce::{SquareState, EMPTY, OCCUPIED};
 use super::event::Millis;
+
+/// What a sensor says about one square: 0 = empty, 1 = occupied by an unknown piece,
+/// 2..=13 = a known piece (see [`piece_code`](super::decoder::physical::piece_code)).
+pub type SquareState = u8;
+
+pub const EMPTY: SquareState = 0;
+pub const OCCUPIED: SquareState = 1;
 
 /// A raw sensor input.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -5,9 +5,10 @@
 use shakmaty::{Bitboard, Move, Position};
 
 use super::arbiter::{Engine, Held, Hold, Phase, RECOVERY_PLIES};
+use super::decoder::log::{Seen, Trace};
+use super::decoder::recognise::{self, explanations, ply_times, Search, Timing};
 use super::event::Event;
-use super::recognise::{self, explanations, ply_times, Search, Timing};
-use super::turn::{Seen, Trace, Turn};
+use super::turn::Turn;
 
 impl Engine {
     /// One piece of the player to move is off the board, nothing else differs, and a capture it

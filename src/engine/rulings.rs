@@ -6,9 +6,9 @@ use shakmaty::{Bitboard, Board, Chess, Color, Move, Position, Rank, Role, Square
 
 use super::arbiter::{Engine, Phase};
 use super::clock::Pace;
+use super::decoder::recognise::{footprint, king_to};
 use super::event::{EndReason, Event, EventKind, IllegalReason, Penalty, Priority, TouchRule};
 use super::game::Ending;
-use super::recognise::{footprint, king_to};
 use super::touch::obligation;
 use super::turn::Commit;
 

@@ -9,9 +9,12 @@
 
 use shakmaty::{Chess, Color, Move, Position};
 
-use super::computer::{ComputerAnswer, ComputerRequest, PositionKey};
-use super::{Button, Command, Engine, LinkState, Reading, Resumed, Settings};
-use super::{Event, Millis};
+use super::arbiter::Engine;
+use super::computer::{ComputerAnswer, ComputerRequest};
+use super::event::{Event, Millis, PositionKey};
+use super::games::Resumed;
+use super::input::{Button, Command, LinkState, Reading};
+use super::settings::Settings;
 
 /// The boards of one game.
 pub struct Table {

@@ -3,19 +3,10 @@
 
 use shakmaty::{Move, Position, Role};
 
-use super::arbiter::Engine;
+use super::arbiter::{Engine, Takeback};
+use super::decoder::recognise::occupancy_after;
 use super::event::{Event, EventKind, Millis, Priority};
 use super::game::ply_number;
-use super::recognise::occupancy_after;
-
-/// What putting pieces back means.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Takeback {
-    /// The rook move just made was the first half of castling.
-    CastleAfterRook(Move),
-    /// Back to the position before ply `k` of the record.
-    To(usize),
-}
 
 impl Engine {
     /// Casual play: a rook move that turns out to be the first half of castling, or the board

@@ -1,11 +1,11 @@
 //! Time without input: what falls due next (a flag, a low-time warning, a debounced change, a
 //! held decision, the mismatch guidance), and the low-time warnings' bookkeeping.
 
-use shakmaty::{ByColor, Color, Position};
+use shakmaty::{Color, Position};
 
 use super::arbiter::{Engine, Phase};
+use super::decoder::recognise::{Search, Verdict};
 use super::event::{Event, EventKind, Millis, Priority};
-use super::recognise::{Search, Verdict};
 use super::recovery::Recovery;
 
 /// What falls due. When several fall due at once, they are handled in this order.
@@ -17,20 +17,6 @@ pub(super) enum Due {
     Board,
     Hold,
     Mismatch,
-}
-
-/// Low-time warnings given, per player (bit i: the i-th threshold of `Settings::warnings`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(super) struct Warnings {
-    warned: ByColor<u32>,
-}
-
-impl Default for Warnings {
-    fn default() -> Warnings {
-        Warnings {
-            warned: ByColor { white: 0, black: 0 },
-        }
-    }
 }
 
 impl Engine {

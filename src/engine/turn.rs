@@ -3,6 +3,7 @@
 
 use shakmaty::{Bitboard, Piece, Role, Square};
 
+use super::decoder::log::{Seen, Trace};
 use super::event::Millis;
 
 /// A piece touched by the player to move, with what stood there and when. Touches at the same
@@ -21,25 +22,6 @@ pub enum Commit {
     Castle { king: Square, king_to: Square },
     /// 4.6c: the pawn was released on its promotion square: only a promotion there.
     Promote { pawn: Square, to: Square },
-}
-
-/// What the board did: a square seen changing, or a trace of a change too short to count.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct Seen {
-    pub t: Millis,
-    pub square: Square,
-    pub what: Trace,
-    /// Seen together with other changes (a whole-board report): it happened by `t`, perhaps
-    /// well before (a reading lost and reported again with the next whole board).
-    pub late: bool,
-}
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Trace {
-    Lifted,
-    Placed,
-    /// Changed and came back within the debounce time.
-    Glitch,
 }
 
 /// A promotion completed with the pawn still on its square: lifting it to put the new piece in

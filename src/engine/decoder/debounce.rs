@@ -7,14 +7,8 @@
 
 use shakmaty::{Bitboard, Square};
 
-use super::event::Millis;
-
-/// What a sensor says about one square: 0 = empty, 1 = occupied by an unknown piece,
-/// 2..=13 = a known piece (see [`piece_code`](super::physical::piece_code)).
-pub type SquareState = u8;
-
-pub const EMPTY: SquareState = 0;
-pub const OCCUPIED: SquareState = 1;
+use crate::engine::event::Millis;
+pub use crate::engine::input::{SquareState, EMPTY, OCCUPIED};
 
 /// A debounced change of one square.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

@@ -10,9 +10,9 @@ use shakmaty::{
     Bitboard, CastlingMode, Chess, Color, File, Move, MoveList, Piece, Position, Rank, Role, Square,
 };
 
-use super::event::Millis;
+use super::log::{Seen, Trace};
 use super::physical::{piece_code, Physical};
-use super::turn::{Seen, Trace};
+use crate::engine::event::Millis;
 
 /// The legal moves of a position, worked out once for the position; every reading of the board
 /// then looks only at the moves from the squares it shows empty.
@@ -798,7 +798,7 @@ pub struct Timing {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::debounce::Change;
+    use crate::engine::decoder::debounce::Change;
     use shakmaty::fen::Fen;
     use shakmaty::san::San;
     use shakmaty::Board;
@@ -858,7 +858,7 @@ mod tests {
         phys.apply(&Change {
             t: 0,
             square: sq,
-            state: crate::engine::debounce::EMPTY,
+            state: crate::engine::input::EMPTY,
             whole: false,
         });
     }
@@ -1089,7 +1089,7 @@ mod tests {
         let mut phys = board_of(p.board());
         assert!(!phys.ids());
         phys.assume(&{
-            let mut s = [crate::engine::debounce::EMPTY; 64];
+            let mut s = [crate::engine::input::EMPTY; 64];
             for (sq, pc) in p.board().iter() {
                 s[sq as usize] = piece_code(pc);
             }

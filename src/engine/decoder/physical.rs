@@ -3,7 +3,8 @@
 
 use shakmaty::{Bitboard, Board, Color, Piece, Role, Square};
 
-use super::debounce::{Change, SquareState, EMPTY, OCCUPIED};
+use super::debounce::Change;
+use crate::engine::input::{SquareState, EMPTY, OCCUPIED};
 
 /// The state code a board that identifies pieces reports for a piece.
 pub fn piece_code(p: Piece) -> SquareState {

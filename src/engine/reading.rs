@@ -1,0 +1,546 @@
+//! How the arbiter reads the board: each batch of debounced changes is taken into the
+//! decoder's view, the lifts read as touches of the player to move, and what the board shows
+//! decided: a legal move (completed, or held back a moment), an unfinished or illegal one,
+//! pieces in the hand, or something nothing explains (the decoder's stories, `recovery`).
+
+use shakmaty::{Bitboard, Chess, Move, Position, Role, Square};
+
+use super::arbiter::{Engine, Held, Hold, Mismatch, Phase};
+use super::clock::ClockSwitch;
+use super::decoder::debounce::{Change, EMPTY};
+use super::decoder::log::{Seen, Trace};
+use super::decoder::physical::code_piece;
+use super::decoder::recognise::{self, classify, Search, Verdict};
+use super::event::{Event, EventKind, Millis, Priority};
+use super::game::fen_of;
+use super::recovery::Recovery;
+use super::rules::Mode;
+use super::turn::{Commit, Swap, Touch};
+
+impl Engine {
+    /// Changes that became stable at the same moment: what the board did, and what it means.
+    pub(super) fn on_batch(&mut self, batch: &[Change], out: &mut Vec<Event>) {
+        self.observe(batch);
+        if self
+            .gap_reading
+            .is_some_and(|g| batch.first().is_some_and(|c| c.t >= g))
+        {
+            // The board after its link came back: what it shows was done while nobody saw,
+            // in an order nobody knows. It is read as after lost readings (the moves that
+            // explain it), and touches are not judged this turn.
+            self.gap_reading = None;
+            self.turn.gap = true;
+            self.turn.touch_unknown = true;
+        }
+        if self.phase == Phase::Over {
+            if self.phys.shows(Chess::default().board()) {
+                self.new_game(self.now, Chess::default(), false, out);
+            }
+            return;
+        }
+        if self.swap(batch) {
+            return;
+        }
+        // A takeback waits for the settle time; a change before that either completes a move
+        // of the current position (the earlier position was a sensor's moment: no takeback) or
+        // shows the earlier position stood until now: take back first, then read the change.
+        if let Phase::Holding(
+            h @ Hold {
+                held: Held::Takeback(_),
+                ..
+            },
+        ) = self.phase.clone()
+        {
+            self.phase = Phase::Moving;
+            if !matches!(self.verdict(), Verdict::Moves(_)) {
+                self.settle(h, out);
+            }
+        }
+        // The board goes on from a held move (or one whose piece was lifted again): the mover
+        // still at work, or the move complete and the change the opponent's?
+        let held = match &self.phase {
+            Phase::Holding(h) if h.due.is_some() => Some(h.clone()),
+            _ => None,
+        };
+        let mut verdict = self.verdict();
+        if let Some(h) = held.or_else(|| self.alt.clone()) {
+            match verdict {
+                Verdict::Unexplained => {
+                    self.alt = None;
+                    self.turn.touches_deferred = false;
+                    self.phase = Phase::Moving;
+                    // The held move complete and the opponent at work, if that is what the board
+                    // shows; else the moves that explain it from the last agreed position (the
+                    // held move need not be among them: a reading lost on its way on, or what
+                    // looked like an illegal move made of two legal ones).
+                    if !self.explained_after(&h) {
+                        let changed = self.turn.changed();
+                        match self.recover(Search::Seen(changed), false, Some(&h), out) {
+                            Recovery::Taken => return,
+                            // Legal moves explain it, but not one story yet: no illegal move
+                            // is ruled while the board may still tell which.
+                            Recovery::Ambiguous if matches!(h.held, Held::Illegal(..)) => {
+                                self.report_touches(out);
+                                self.evaluate_as(Some(Verdict::Unexplained), out);
+                                return;
+                            }
+                            _ => {}
+                        }
+                    }
+                    self.settle(h, out);
+                    self.report_touches(out);
+                    self.evaluate(out);
+                    return;
+                }
+                Verdict::InProgress => {
+                    // The held piece in the hand again: sliding on, or taken by the opponent.
+                    self.phase = Phase::Moving;
+                    self.turn.touches_deferred = true;
+                    self.alt = Some(h);
+                    self.mismatch.due = None;
+                    return;
+                }
+                _ => {
+                    // The mover went on: his touches since are his.
+                    self.alt = None;
+                    self.turn.touches_deferred = false;
+                }
+            }
+        }
+        // Moves the board was not seen making, before its lifts are read as the player to
+        // move's touches: a legal explanation comes before an illegal one. Once nothing has
+        // explained the board for the mismatch delay, while the players go on, a story need
+        // not be one the board showed in its order.
+        if self.phase == Phase::Moving && self.alt.is_none() && !self.passive() {
+            let long = self
+                .mismatch
+                .since
+                .is_some_and(|t| self.now.saturating_sub(t) >= self.s.mismatch_ms);
+            if matches!(verdict, Verdict::Unexplained | Verdict::Illegal { .. }) {
+                match self.recover(Search::Seen(self.turn.changed()), long, None, out) {
+                    Recovery::Taken => return,
+                    // Legal moves explain it, only not one story yet: no illegal move.
+                    Recovery::Ambiguous => verdict = Verdict::Unexplained,
+                    Recovery::Nothing => {}
+                }
+            }
+        }
+        self.report_touches(out);
+        // (Reading the lifts as touches leaves what the board shows as it was.)
+        self.evaluate_as(Some(verdict), out);
+    }
+
+    /// Takes the debouncer's glitches into the turn's observations; says whether there were any.
+    pub(super) fn note_glitches(&mut self) -> bool {
+        let glitches = self.deb.take_glitches();
+        for &(t, sq) in &glitches {
+            // (Never before what was read already: a glitch is no touch.)
+            let at = self
+                .turn
+                .seen
+                .partition_point(|s| s.t <= t)
+                .max(self.turn.reported);
+            self.turn.seen.insert(
+                at,
+                Seen {
+                    t,
+                    square: sq,
+                    what: Trace::Glitch,
+                    late: false,
+                },
+            );
+        }
+        !glitches.is_empty()
+    }
+
+    /// Takes a batch of changes into the physical board and the turn's observations.
+    fn observe(&mut self, batch: &[Change]) {
+        self.note_glitches();
+        for c in batch {
+            self.phys.apply(c);
+            self.turn.seen.push(Seen {
+                t: c.t,
+                square: c.square,
+                what: if c.state == EMPTY {
+                    Trace::Lifted
+                } else {
+                    Trace::Placed
+                },
+                late: c.whole,
+            });
+        }
+        // What the board did last: a placement when the batch has one (the end of a move shown
+        // in one frame), else a lift.
+        let last = batch
+            .iter()
+            .rev()
+            .find(|c| c.state != EMPTY)
+            .or(batch.last());
+        if let Some(c) = last {
+            self.last_change = Some((c.square, c.state != EMPTY));
+        }
+        // J'adoube (4.2) covers the pieces adjusted after it, until a piece is set down on a
+        // square it did not stand on: that is a move.
+        let home = self.game.pos.board().occupied();
+        if batch
+            .iter()
+            .any(|c| c.state != EMPTY && !home.contains(c.square))
+        {
+            self.turn.adjusting = false;
+        }
+    }
+
+    /// After a promotion made with the pawn still on its square, the next change tells whether
+    /// lifting the piece there was the promoting player's swap or the opponent's touch. Returns
+    /// true when the batch is taken care of.
+    fn swap(&mut self, batch: &[Change]) -> bool {
+        let Some(swap) = self.turn.swap else {
+            return false;
+        };
+        let only_there = batch.len() == 1 && batch[0].square == swap.square;
+        if swap.lifted.is_none() && only_there && batch[0].state == EMPTY {
+            self.turn.swap = Some(Swap {
+                lifted: Some(self.now),
+                ..swap
+            });
+            // Not the opponent's touch (yet).
+            self.turn.touches_deferred = true;
+            return true;
+        }
+        self.turn.swap = None;
+        if swap.lifted.is_some() {
+            self.turn.touches_deferred = false;
+            if only_there && batch[0].state != EMPTY {
+                // The swap is done: the promoting player's, nothing to read.
+                self.turn.reported = self.turn.seen.len();
+                return true;
+            }
+        }
+        false
+    }
+
+    /// What the board shows now in the game's position, counting the lifts not yet read.
+    pub(super) fn verdict(&self) -> Verdict {
+        let pos = &self.game.pos;
+        let pending: Bitboard = self.turn.seen[self.turn.reported.min(self.turn.seen.len())..]
+            .iter()
+            .filter(|s| s.what == Trace::Lifted)
+            .map(|s| s.square)
+            .collect();
+        let vacated = self.turn.vacated | (pending & pos.board().occupied());
+        classify(
+            pos,
+            self.game.legal(),
+            &self.phys,
+            vacated,
+            self.last_change,
+        )
+    }
+
+    /// Reads the lifts not read yet as touches of the player to move, each at its time.
+    pub(super) fn report_touches(&mut self, out: &mut Vec<Event>) {
+        if self.turn.touches_deferred {
+            return;
+        }
+        while self.turn.reported < self.turn.seen.len() {
+            let s = self.turn.seen[self.turn.reported];
+            self.turn.reported += 1;
+            if s.what == Trace::Lifted {
+                self.at(s.t, |e| e.on_lift(s.square, s.t, out));
+            }
+        }
+    }
+
+    fn on_lift(&mut self, sq: Square, t: Millis, out: &mut Vec<Event>) {
+        // Executing the opponent's move, or a board watched while the opponent moves on his:
+        // no touches here.
+        if self.passive() || matches!(self.phase, Phase::Replicating { .. }) {
+            // (A captured piece's square seen empty: the capture is being executed.)
+            self.turn.vacated.add(sq);
+            return;
+        }
+        let Some(piece) = self.game.pos.board().piece_at(sq) else {
+            return;
+        };
+        self.turn.vacated.add(sq);
+        if self.turn.adjusting || self.turn.touched.contains(sq) || self.turn.touch_unknown {
+            return;
+        }
+        let us = self.game.pos.turn();
+        self.turn.touch(
+            Touch {
+                square: sq,
+                piece,
+                at: t,
+            },
+            us,
+        );
+        self.emit(
+            out,
+            EventKind::Touched {
+                square: sq,
+                piece: piece.role,
+                color: piece.color,
+            },
+        );
+        if self.draw_offer.is_some_and(|by| by != us) {
+            self.draw_offer = None;
+            let text = self.s.phrases.words.draw_offer_lapsed.clone();
+            self.say(out, text, Priority::Info);
+        }
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Reading the board (what is held back: `holds`; moves not seen made: `recovery`)
+
+    /// Looks at the board after a change and decides what it means.
+    pub(super) fn evaluate(&mut self, out: &mut Vec<Event>) {
+        self.evaluate_as(None, out);
+    }
+
+    /// [`Engine::evaluate`], with what the board shows when it is known already.
+    fn evaluate_as(&mut self, known: Option<Verdict>, out: &mut Vec<Event>) {
+        match self.phase.clone() {
+            Phase::Over => return,
+            Phase::Replicating { m } => {
+                self.evaluate_replication(m, out);
+                return;
+            }
+            Phase::Restoring { diff: refused } => {
+                let pos_occ = self.game.pos.board().occupied();
+                let occ = self.phys.occupied();
+                let diff = (pos_occ & !occ, occ & !pos_occ);
+                if self.phys.shows(self.game.pos.board()) {
+                    self.phase = Phase::Moving;
+                    self.restored(out);
+                } else if diff != refused
+                    && !recognise::in_progress(&self.game.pos, self.game.legal(), &self.phys)
+                {
+                    self.mismatch.due = Some(self.now.saturating_add(self.s.mismatch_ms));
+                } else {
+                    self.mismatch.due = None;
+                }
+                return;
+            }
+            Phase::Moving | Phase::Holding(_) => {}
+        }
+        self.phase = Phase::Moving;
+        if self.passive() {
+            // The opponent's turn, on his board: this one must keep the position.
+            if self.phys.shows(self.game.pos.board()) {
+                self.mismatch.due = None;
+                if self.mismatch.owe_restored || self.mismatch.reported.is_some() {
+                    self.restored(out);
+                }
+            } else {
+                self.mismatch.due = Some(self.now.saturating_add(self.s.mismatch_ms));
+            }
+            return;
+        }
+        if self.alt.is_some() {
+            // Still the held piece in the hand: wait for the board to tell.
+            return;
+        }
+        let verdict = known.unwrap_or_else(|| self.verdict());
+        match verdict {
+            Verdict::Home => {
+                // Everything is home: pieces lifted and put back cannot be the victims of a
+                // capture any more (else lifting the capturer alone would complete it).
+                self.turn.vacated = Bitboard::EMPTY;
+                self.mismatch.due = None;
+                self.turn.casual_illegal = None;
+                if self.mismatch.owe_restored || self.mismatch.reported.is_some() {
+                    self.restored(out);
+                }
+                return;
+            }
+            Verdict::Moves(candidates) => {
+                self.mismatch.due = None;
+                self.on_candidates(candidates, out);
+                return;
+            }
+            _ => {}
+        }
+        // Casual play: the board put back to an earlier position takes moves back, once it has
+        // stood for the settle time (a board that reports a new square before the old one
+        // shows an earlier position for a moment).
+        if self.s.mode == Mode::Casual && self.last_change.is_some_and(|(_, placed)| placed) {
+            if let Some(plan) = self.takeback_plan() {
+                self.hold(Held::Takeback(plan), Some(self.s.settle_ms));
+                return;
+            }
+        }
+        if verdict == Verdict::Unexplained {
+            self.mismatch.since.get_or_insert(self.now);
+        } else {
+            self.mismatch.since = None;
+        }
+        match verdict {
+            Verdict::Partial { from, to } => {
+                self.mismatch.due = None;
+                // 4.6b binds only a castling the touched pieces allow (not after 4.4b).
+                let pos = &self.game.pos;
+                let castle = self.game.legal().iter().copied().find(|m| {
+                    m.from() == Some(from) && recognise::king_to(pos.turn(), m) == Some(to)
+                });
+                if let (None, Some(castle)) = (self.turn.committed, castle) {
+                    if self.breach(castle).is_none() {
+                        self.turn.committed = Some(Commit::Castle {
+                            king: from,
+                            king_to: to,
+                        });
+                    }
+                }
+            }
+            Verdict::Illegal { from, to } => {
+                self.mismatch.due = None;
+                self.illegal_attempt(from, to, out);
+            }
+            Verdict::InProgress => {
+                // A piece in the hand is no mismatch, however long; but one whose capture left
+                // a trace (the captured piece swept off quicker than the debounce time) is
+                // taken as made once the board has stood so.
+                self.mismatch.due = self
+                    .traced_capture_in_hand()
+                    .then(|| self.now.saturating_add(self.s.mismatch_ms));
+            }
+            _ => self.mismatch.due = Some(self.now.saturating_add(self.s.mismatch_ms)),
+        }
+    }
+
+    /// Two boards: is the opponent's move `m` executed on this board yet?
+    fn evaluate_replication(&mut self, m: Move, out: &mut Vec<Event>) {
+        // A capture on a board that sees only occupancy is executed when the captured piece's
+        // square has been seen empty (before that, lifting the capturing piece alone looks the
+        // same).
+        let capture_seen = !matches!(
+            m,
+            Move::Normal {
+                capture: Some(_),
+                ..
+            }
+        ) || self.phys.ids()
+            // (A board back from a lost link reports the position as it is: done meanwhile.)
+            || self.relinked
+            || self.turn.vacated.contains(m.to());
+        if capture_seen && self.phys.shows(self.game.pos.board()) {
+            self.relinked = false;
+            self.phase = Phase::Moving;
+            self.mismatch = Mismatch::default();
+            self.emit(
+                out,
+                EventKind::Replicated {
+                    uci: recognise::uci(m),
+                },
+            );
+            if std::mem::take(&mut self.computer_executing) {
+                self.computer_move_executed(out);
+            }
+            return;
+        }
+        // Not yet, or half done: the board differs from the position before the move only on
+        // the move's own squares (a piece in the hand). Not begun at all is no error either:
+        // the player may still be listening.
+        let Some(before) = self.game.plies.last().map(|p| p.before.clone()) else {
+            return;
+        };
+        let (emptied, filled, victim) = recognise::footprint(before.turn(), &m);
+        let involved = emptied | filled | victim.map_or(Bitboard::EMPTY, Bitboard::from_square);
+        let off = before.board().occupied() ^ self.phys.occupied();
+        if (off & !involved).is_empty() && self.phys.wrong_pieces(self.game.pos.board()).is_empty()
+        {
+            self.mismatch.due = None;
+        } else {
+            self.mismatch.due = Some(self.now.saturating_add(self.s.mismatch_ms));
+        }
+    }
+
+    fn on_candidates(&mut self, candidates: Vec<Move>, out: &mut Vec<Event>) {
+        let m = candidates[0];
+        if m.is_promotion() {
+            let turn = self.game.pos.turn();
+            let shown = code_piece(self.phys.code(m.to()))
+                .filter(|p| p.color == turn && p.role != Role::Pawn);
+            let chosen = shown.map(|p| p.role).or(self.turn.promo_choice);
+            if let Some(role) = chosen {
+                if let Some(m) = candidates.iter().find(|c| c.promotion() == Some(role)) {
+                    self.complete(*m, false, out);
+                    return;
+                }
+            }
+            // 4.6c binds the pawn to this square, if the touched pieces allow it to go there.
+            if let (None, Some(pawn)) = (self.turn.committed, m.from()) {
+                if self.breach(m).is_none() {
+                    self.turn.committed = Some(Commit::Promote { pawn, to: m.to() });
+                }
+            }
+            self.hold(Held::Promotion(m), Some(self.s.promotion_ms));
+            return;
+        }
+        if recognise::could_slide_on(&self.game.pos, &m) {
+            self.hold(Held::Move(m), Some(self.s.settle_ms));
+            return;
+        }
+        self.complete(m, false, out);
+    }
+
+    pub(super) fn promotion_timeout(&mut self, out: &mut Vec<Event>) {
+        let candidates = self.matching_moves();
+        let role = self.turn.promo_choice.unwrap_or(self.s.promotion_default);
+        if let Some(m) = candidates.iter().find(|c| c.promotion() == Some(role)) {
+            self.complete(*m, false, out);
+        }
+    }
+
+    pub(super) fn matching_moves(&self) -> Vec<Move> {
+        recognise::matching_moves(
+            &self.game.pos,
+            self.game.legal(),
+            &self.phys,
+            self.turn.vacated,
+        )
+    }
+
+    /// A piece released where no legal move takes it.
+    fn illegal_attempt(&mut self, from: Square, to: Square, out: &mut Vec<Event>) {
+        match self.s.mode {
+            // An illegal move is completed when the clock is pressed (with a clock button),
+            // or when it has stood for the settle time.
+            Mode::Tournament if self.s.switch == ClockSwitch::Button => {
+                self.hold(Held::Illegal(from, to), None);
+            }
+            Mode::Tournament => self.hold(Held::Illegal(from, to), Some(self.s.settle_ms)),
+            Mode::Casual => {
+                if self.turn.casual_illegal != Some((from, to)) {
+                    self.turn.casual_illegal = Some((from, to));
+                    self.mismatch.owe_restored = true;
+                    let reason = super::rulings::illegal_reason(&self.game.pos, from, to);
+                    let color = self.game.pos.turn();
+                    self.emit(
+                        out,
+                        EventKind::Illegal {
+                            color,
+                            count: self.illegal_counts[color],
+                            reason,
+                            penalty: super::event::Penalty::None,
+                            extra_ms: None,
+                            attempted: format!("{from}{to}"),
+                        },
+                    );
+                    let text = self.s.phrases.words.illegal_move.clone();
+                    self.say(out, text, Priority::Error);
+                }
+            }
+        }
+    }
+
+    pub(super) fn restored(&mut self, out: &mut Vec<Event>) {
+        self.turn.vacated = Bitboard::EMPTY;
+        self.mismatch = Mismatch::default();
+        self.turn.casual_illegal = None;
+        let fen = fen_of(&self.game.pos);
+        self.emit(out, EventKind::Restored { fen });
+        let text = self.s.phrases.words.restored.clone();
+        self.say(out, text, Priority::Info);
+    }
+}
