@@ -7,8 +7,11 @@
 //! - [`physical`]: the debounced board (occupancy, piece identities where the board has them).
 //! - [`log`]: what the board was seen doing since the last agreed position.
 //! - [`recognise`]: which legal moves the board shows, unfinished and illegal moves.
+//! - [`stories`]: the sequences of legal moves that explain the log, each with what it needs
+//!   the board to have done unseen (readings late, owed, lost), cheapest first.
 
 pub mod debounce;
 pub mod log;
 pub mod physical;
 pub mod recognise;
+pub mod stories;

@@ -1,0 +1,1004 @@
+//! Stories: the sequences of legal moves from the agreed position that explain what the board
+//! was seen doing since, each with what it needs the board to have done unseen, and what that
+//! costs. Pure: the agreed position, the observation log and the board now in; the stories,
+//! cheapest first, out.
+//!
+//! Every change a move makes (a lift from its square, a placement on its new one, for a capture
+//! the captured piece's lift and the capturing piece's placement on its square) is matched with
+//! the square's next observation. What the board did not show costs, by how a board goes wrong
+//! (see [`cost`]): a capture whose two changes were quicker than the debounce time and left a
+//! flicker costs least, a change seen out of its order (a reading that came late) more, a change
+//! the board has not shown yet (a reading still owed) as much, for it may still come, and a
+//! change the board never showed at all (a placement overtaken by the piece's next move before
+//! its reading came, a capture without a trace) most. Observations no move needs are a piece
+//! lifted and put back (a touch, free), or set down and taken away again (a slide over squares
+//! when brief; when it stood, a move made and taken back: an illegal move put right, which
+//! costs as an illegal move does). What the board shows beyond the moves is the next move in
+//! the hand, or not.
+//!
+//! The stories of one search are compared by their cost: the cheapest is what the board most
+//! likely did, and several close ones mean that the board cannot tell yet.
+
+use shakmaty::{Bitboard, Chess, Move, Position, Role, Square};
+
+use super::log::{Seen, Trace};
+use super::physical::{piece_code, Physical};
+use super::recognise::{classify, footprint, Legal, Verdict};
+use crate::engine::event::Millis;
+use crate::engine::input::{SquareState, EMPTY, OCCUPIED};
+
+/// What a story's departures from a perfect board cost, in units of about one unlikely event.
+pub mod cost {
+    /// A capture whose captured piece was swept off and the capturing piece set down quicker
+    /// than the debounce time: only a flicker on the square shows it.
+    pub const SWAP: u32 = 1;
+    /// A change seen out of its order in a whole-board report (the report after a lost reading).
+    pub const LATE_FRAME: u32 = 1;
+    /// A change seen out of its order: its reading came late, after the next move's.
+    pub const LATE: u32 = 2;
+    /// A change the board has not shown yet (its reading may still come).
+    pub const OWED: u32 = 2;
+    /// Two changes of a square the board never showed (a placement and the lift after it, a
+    /// captured piece's lift and the capturing piece's placement).
+    pub const VANISHED: u32 = 4;
+    /// A piece set down on a square where it stood for the settle time, then taken away: a
+    /// move put back (an illegal move put right, a move refused).
+    pub const STOOD: u32 = 6;
+    /// The board shows, beyond the moves, a piece released where no legal move takes it.
+    pub const ILLEGAL: u32 = 6;
+    /// The board shows, beyond the moves, nothing the player to move could be doing.
+    pub const UNEXPLAINED: u32 = 12;
+    /// The board shows a legal move made beyond the story's moves (a longer story tells it).
+    pub const BEYOND: u32 = 1;
+    /// A board that identifies pieces shows another piece than the story has.
+    pub const WRONG_PIECE: u32 = 8;
+}
+
+/// What a search is asked.
+#[derive(Clone, Debug)]
+pub struct Query<'a> {
+    /// The agreed position.
+    pub start: &'a Chess,
+    /// What the board was seen doing since, in time order.
+    pub log: &'a [Seen],
+    /// The board now (what the sensors show).
+    pub phys: &'a Physical,
+    /// The board's last change: a square, and whether it was a placement.
+    pub last_change: Option<(Square, bool)>,
+    /// A piece set down and taken away again after standing this long was a move put back.
+    pub settle_ms: Millis,
+    /// The piece a promotion makes on a board that cannot see pieces.
+    pub promotion: Role,
+    /// The most moves a story has.
+    pub max_plies: usize,
+    /// Only stories that begin with these moves.
+    pub prefix: &'a [Move],
+    /// Stories costing more than the cheapest by more than this are not kept.
+    pub margin: u32,
+}
+
+/// What a story needs that the board did not show, counted.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Departures {
+    pub swaps: u32,
+    pub late: u32,
+    pub owed: u32,
+    pub vanished: u32,
+    pub stood: u32,
+}
+
+/// One story.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Story {
+    pub moves: Vec<Move>,
+    /// When each move was complete, as well as the board tells: its last change seen in its
+    /// order, and no later than the next move's first.
+    pub times: Vec<Millis>,
+    pub cost: u32,
+    pub departures: Departures,
+    /// Squares whose change the board has not shown yet.
+    pub owed: Bitboard,
+    /// What the board shows beyond the moves, in the position after them (the owed squares
+    /// taken as the story has them).
+    pub beyond: Verdict,
+    /// The observations the moves account for (indices into the log, ascending).
+    pub matched: Vec<usize>,
+    /// Some of the moves were seen only at once (in one whole-board report): the board does not
+    /// tell their order.
+    pub unordered: bool,
+}
+
+impl Story {
+    /// The position after the story's moves.
+    pub fn position(&self, start: &Chess) -> Chess {
+        let mut pos = start.clone();
+        for m in &self.moves {
+            pos.play_unchecked(*m);
+        }
+        pos
+    }
+
+    /// The story needs nothing the board did not show, and the board shows the next move under
+    /// way or nothing.
+    pub fn plain(&self) -> bool {
+        self.cost == 0
+    }
+}
+
+/// The stories a search found.
+#[derive(Clone, Debug, Default)]
+pub struct Found {
+    /// Cheapest first; among equal costs, fewer moves first, then in the order found.
+    pub stories: Vec<Story>,
+    /// The search looked at everything within its bounds (not stopped by its budget).
+    pub complete: bool,
+}
+
+impl Found {
+    pub fn best(&self) -> Option<&Story> {
+        self.stories.first()
+    }
+
+    /// The stories as cheap as the best.
+    pub fn cheapest(&self) -> &[Story] {
+        let Some(best) = self.best() else {
+            return &[];
+        };
+        let n = self
+            .stories
+            .iter()
+            .take_while(|s| s.cost == best.cost)
+            .count();
+        &self.stories[..n]
+    }
+}
+
+/// Nodes a search visits at most (a few milliseconds).
+pub const BUDGET: usize = 60_000;
+/// Stories kept at most.
+const KEPT: usize = 24;
+
+/// The stories that explain the log from the agreed position, cheapest first.
+pub fn search(q: &Query) -> Found {
+    let mut s = Search::new(q);
+    s.node(q.start.clone());
+    s.found.sort_by_key(|st| (st.cost, st.moves.len()));
+    let best = s.found.first().map(|st| st.cost);
+    if let Some(best) = best {
+        s.found.retain(|st| st.cost <= best + q.margin);
+    }
+    Found {
+        stories: s.found,
+        complete: s.budget > 0,
+    }
+}
+
+/// A change a move makes on one square.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Change {
+    /// The square empties (`Lifted`) or fills (`Placed`).
+    Flip(Square, Trace),
+    /// The captured piece taken off and the capturing piece set down.
+    Capture(Square),
+}
+
+/// The changes of `m` in `pos`, the squares it empties first.
+fn changes(pos: &Chess, m: &Move, out: &mut Vec<Change>) {
+    out.clear();
+    let before = pos.board().occupied();
+    let (emptied, filled, _) = footprint(pos.turn(), m);
+    for sq in emptied {
+        out.push(Change::Flip(sq, Trace::Lifted));
+    }
+    for sq in filled {
+        if before.contains(sq) {
+            out.push(Change::Capture(sq));
+        } else {
+            out.push(Change::Flip(sq, Trace::Placed));
+        }
+    }
+}
+
+/// How to put one move's matching back.
+#[derive(Default)]
+struct Undo {
+    cur: Vec<(usize, u16)>,
+    owed: Bitboard,
+    assigned: usize,
+    glitches: Vec<usize>,
+    cost: u32,
+    departures: Departures,
+}
+
+struct Search<'a> {
+    q: &'a Query<'a>,
+    /// Per square, the indices of its observations (lifts and placements) in the log.
+    obs: Vec<Vec<u16>>,
+    /// The flickers (index into the log) and whether a story uses one.
+    glitches: Vec<usize>,
+    glitch_used: Vec<bool>,
+    /// Per square, how many of its observations the moves so far account for.
+    cur: [u16; 64],
+    owed: Bitboard,
+    /// Observations the moves so far account for, with the move's number.
+    assigned: Vec<(usize, usize)>,
+    moves: Vec<Move>,
+    /// When each move so far was seen complete (its last change seen).
+    ends: Vec<Millis>,
+    cost: u32,
+    departures: Departures,
+    /// The cheapest story so far.
+    best: u32,
+    budget: usize,
+    found: Vec<Story>,
+    scratch: Vec<Change>,
+}
+
+impl<'a> Search<'a> {
+    fn new(q: &'a Query<'a>) -> Search<'a> {
+        let mut obs = vec![Vec::new(); 64];
+        let mut glitches = Vec::new();
+        for (i, s) in q.log.iter().enumerate().take(u16::MAX as usize) {
+            match s.what {
+                Trace::Glitch => glitches.push(i),
+                _ => obs[s.square as usize].push(i as u16),
+            }
+        }
+        let n = glitches.len();
+        Search {
+            q,
+            obs,
+            glitches,
+            glitch_used: vec![false; n],
+            cur: [0; 64],
+            owed: Bitboard::EMPTY,
+            assigned: Vec::new(),
+            moves: Vec::new(),
+            ends: Vec::new(),
+            cost: 0,
+            departures: Departures::default(),
+            best: u32::MAX,
+            budget: BUDGET,
+            found: Vec::new(),
+            scratch: Vec::new(),
+        }
+    }
+
+    /// The bound past which a story is not worth going on with.
+    fn bound(&self) -> u32 {
+        self.best.saturating_add(self.q.margin)
+    }
+
+    /// The next observation of `sq` no move accounts for yet.
+    fn next(&self, sq: Square) -> Option<usize> {
+        self.obs[sq as usize]
+            .get(usize::from(self.cur[sq as usize]))
+            .map(|&i| usize::from(i))
+    }
+
+    fn node(&mut self, pos: Chess) {
+        if self.budget == 0 {
+            return;
+        }
+        self.budget -= 1;
+        let depth = self.moves.len();
+        let fixed = self.q.prefix.get(depth).copied();
+        if fixed.is_none() {
+            self.stop_here(&pos);
+        }
+        if depth >= self.q.max_plies.max(self.q.prefix.len()) {
+            return;
+        }
+        let ids = self.q.phys.ids();
+        for m in pos.legal_moves() {
+            if fixed.is_some_and(|f| f != m) {
+                continue;
+            }
+            if !ids && m.promotion().is_some_and(|r| r != self.q.promotion) {
+                continue;
+            }
+            if fixed.is_none() && !self.evidenced(&pos, &m) {
+                continue;
+            }
+            let Some(undo) = self.apply(&pos, &m) else {
+                continue;
+            };
+            let mut next = pos.clone();
+            next.play_unchecked(m);
+            self.node(next);
+            self.moves.pop();
+            self.ends.pop();
+            self.restore(undo);
+            if self.budget == 0 {
+                return;
+            }
+        }
+    }
+
+    /// Some change of `m` is the next thing its square was seen doing.
+    fn evidenced(&mut self, pos: &Chess, m: &Move) -> bool {
+        let mut changes_of = std::mem::take(&mut self.scratch);
+        changes(pos, m, &mut changes_of);
+        let log = self.q.log;
+        let seen = changes_of.iter().any(|c| match *c {
+            Change::Flip(sq, what) => {
+                !self.owed.contains(sq) && self.next(sq).is_some_and(|i| log[i].what == what)
+            }
+            Change::Capture(sq) => {
+                !self.owed.contains(sq)
+                    && self
+                        .next(sq)
+                        .is_some_and(|i| log[i].what == Trace::Lifted)
+            }
+        });
+        self.scratch = changes_of;
+        seen
+    }
+
+    /// Matches the changes of `m` with what the board was seen doing; `None` when the story
+    /// would cost too much or the board showed nothing of the move.
+    fn apply(&mut self, pos: &Chess, m: &Move) -> Option<Undo> {
+        let k = self.moves.len();
+        let floor = self.ends.last().copied().unwrap_or(0);
+        let mut undo = Undo {
+            owed: self.owed,
+            assigned: self.assigned.len(),
+            cost: self.cost,
+            departures: self.departures,
+            ..Undo::default()
+        };
+        let mut shown = 0;
+        let mut end: Option<Millis> = None;
+        let mut changes_of = std::mem::take(&mut self.scratch);
+        changes(pos, m, &mut changes_of);
+        let log = self.q.log;
+        for c in &changes_of {
+            match *c {
+                Change::Flip(sq, what) => {
+                    if self.owed.contains(sq) {
+                        // The square's last change was never shown, nor is this one: no longer
+                        // owed, both lost.
+                        self.owed.discard(sq);
+                        self.cost = self.cost - cost::OWED + cost::VANISHED;
+                        self.departures.owed -= 1;
+                        self.departures.vanished += 1;
+                        continue;
+                    }
+                    match self.next(sq) {
+                        Some(_) => {
+                            // A piece touched and put back before this move began: its lift
+                            // and placement are not the move's.
+                            let list = &self.obs[sq as usize];
+                            let mut at = usize::from(self.cur[sq as usize]);
+                            while log[usize::from(list[at])].t < floor
+                                && at + 2 < list.len()
+                                && log[usize::from(list[at + 1])].t < floor
+                            {
+                                at += 2;
+                            }
+                            let i = usize::from(list[at]);
+                            if log[i].what != what {
+                                // (Cannot be: a square's observations alternate.)
+                                self.scratch = changes_of;
+                                self.restore(undo);
+                                return None;
+                            }
+                            undo.cur.push((sq as usize, self.cur[sq as usize]));
+                            self.cur[sq as usize] = at as u16 + 1;
+                            self.assigned.push((i, k));
+                            shown += 1;
+                            end = Some(end.map_or(log[i].t, |e| e.max(log[i].t)));
+                        }
+                        None => {
+                            self.owed.add(sq);
+                            self.cost += cost::OWED;
+                            self.departures.owed += 1;
+                        }
+                    }
+                }
+                Change::Capture(sq) => {
+                    if self.owed.contains(sq) {
+                        // The square was to be filled and never seen so: it stays owed.
+                        continue;
+                    }
+                    match self.next(sq) {
+                        Some(i) if log[i].what == Trace::Lifted => {
+                            undo.cur.push((sq as usize, self.cur[sq as usize]));
+                            self.cur[sq as usize] += 1;
+                            self.assigned.push((i, k));
+                            shown += 1;
+                            end = Some(end.map_or(log[i].t, |e| e.max(log[i].t)));
+                            match self.next(sq) {
+                                Some(p) if log[p].what == Trace::Placed => {
+                                    self.cur[sq as usize] += 1;
+                                    self.assigned.push((p, k));
+                                    shown += 1;
+                                    end = Some(end.map_or(log[p].t, |e| e.max(log[p].t)));
+                                }
+                                _ => {
+                                    // The capturing piece's placement not seen yet.
+                                    self.owed.add(sq);
+                                    self.cost += cost::OWED;
+                                    self.departures.owed += 1;
+                                }
+                            }
+                        }
+                        _ => {
+                            // Nothing seen on the square: a flicker after the previous move,
+                            // or nothing at all.
+                            let flicker = (0..self.glitches.len()).find(|&j| {
+                                let g = &log[self.glitches[j]];
+                                !self.glitch_used[j] && g.square == sq && g.t >= floor
+                            });
+                            match flicker {
+                                Some(j) => {
+                                    self.glitch_used[j] = true;
+                                    undo.glitches.push(j);
+                                    self.cost += cost::SWAP;
+                                    self.departures.swaps += 1;
+                                    shown += 1;
+                                }
+                                None => {
+                                    self.cost += cost::VANISHED;
+                                    self.departures.vanished += 1;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        self.scratch = changes_of;
+        if (shown == 0 && self.q.prefix.get(k).is_none()) || self.cost > self.bound() {
+            self.restore(undo);
+            return None;
+        }
+        self.moves.push(*m);
+        self.ends.push(end.unwrap_or(floor).max(floor));
+        Some(undo)
+    }
+
+    /// Takes back a move's matching (`apply` pushed the move and its time; the caller pops
+    /// them).
+    fn restore(&mut self, undo: Undo) {
+        for &(sq, c) in undo.cur.iter().rev() {
+            self.cur[sq] = c;
+        }
+        for j in undo.glitches {
+            self.glitch_used[j] = false;
+        }
+        self.owed = undo.owed;
+        self.assigned.truncate(undo.assigned);
+        self.cost = undo.cost;
+        self.departures = undo.departures;
+    }
+
+    /// The story made of the moves so far: what the board shows beyond them, what the
+    /// observations no move accounts for cost, the changes seen out of their order.
+    fn stop_here(&mut self, pos: &Chess) {
+        let log = self.q.log;
+        let mut cost = self.cost;
+        let mut departures = self.departures;
+        let mut tail = Bitboard::EMPTY;
+        let mut vacated = Bitboard::EMPTY;
+        let occupied = pos.board().occupied();
+        for sq in Square::ALL {
+            let list = &self.obs[sq as usize];
+            let rest = &list[usize::from(self.cur[sq as usize]).min(list.len())..];
+            if rest.is_empty() {
+                continue;
+            }
+            let pairs = rest.len() / 2;
+            for p in 0..pairs {
+                let (a, b) = (&log[usize::from(rest[2 * p])], &log[usize::from(rest[2 * p + 1])]);
+                if a.what == Trace::Lifted {
+                    vacated.add(sq);
+                }
+                // Set down and taken away again after standing: a move put back.
+                if a.what == Trace::Placed && b.t.saturating_sub(a.t) >= self.q.settle_ms {
+                    cost += cost::STOOD;
+                    departures.stood += 1;
+                }
+            }
+            if rest.len() % 2 == 1 {
+                tail.add(sq);
+                if occupied.contains(sq) {
+                    vacated.add(sq);
+                }
+            }
+        }
+        if cost > self.bound() {
+            return;
+        }
+        // The board beyond the moves, the owed squares as the story has them.
+        let beyond_phys;
+        let phys = if self.owed.is_empty() {
+            self.q.phys
+        } else {
+            let mut states: [SquareState; 64] = [EMPTY; 64];
+            for (i, st) in states.iter_mut().enumerate() {
+                *st = self.q.phys.code(Square::new(i as u32));
+            }
+            for sq in self.owed {
+                states[sq as usize] = match pos.board().piece_at(sq) {
+                    Some(p) if self.q.phys.ids() => piece_code(p),
+                    Some(_) => OCCUPIED,
+                    None => EMPTY,
+                };
+            }
+            let mut p = Physical::default();
+            p.assume(&states);
+            beyond_phys = p;
+            &beyond_phys
+        };
+        let beyond = if tail.is_empty() && phys.shows(pos.board()) {
+            Verdict::Home
+        } else {
+            classify(
+                pos,
+                &Legal::of(pos),
+                phys,
+                vacated & occupied,
+                self.q.last_change,
+            )
+        };
+        cost += match &beyond {
+            Verdict::Home | Verdict::InProgress | Verdict::Partial { .. } => 0,
+            Verdict::Moves(_) => cost::BEYOND,
+            Verdict::Illegal { .. } => cost::ILLEGAL,
+            Verdict::Unexplained => cost::UNEXPLAINED,
+        };
+        if phys.ids() {
+            let wrong = phys.wrong_pieces(pos.board()) & !tail;
+            cost += cost::WRONG_PIECE * wrong.count() as u32;
+        }
+        if cost > self.bound() {
+            return;
+        }
+        // Changes seen out of their order: the fewest observations that, left out, leave the
+        // rest in the moves' order (those seen at the same moment in any order).
+        let mut order: Vec<(Millis, usize, usize)> = self
+            .assigned
+            .iter()
+            .map(|&(i, k)| (log[i].t, k, i))
+            .collect();
+        // What the board shows beyond the moves came after them: the next move under way.
+        let next = self.moves.len();
+        for sq in tail {
+            let list = &self.obs[sq as usize];
+            if let Some(&i) = list.last() {
+                order.push((log[usize::from(i)].t, next, usize::from(i)));
+            }
+        }
+        order.sort_unstable();
+        let in_order = longest_in_order(&order);
+        let mut unordered = false;
+        for (j, &(_, _, i)) in order.iter().enumerate() {
+            if !in_order[j] {
+                departures.late += 1;
+                cost += if log[i].late {
+                    cost::LATE_FRAME
+                } else {
+                    cost::LATE
+                };
+            }
+        }
+        if cost > self.bound() {
+            return;
+        }
+        // Moves seen only together in one report: their order is not known.
+        let mut when: Vec<Option<(Millis, Millis, bool)>> = vec![None; self.moves.len()];
+        for &(i, k) in &self.assigned {
+            let s = &log[i];
+            let w = when[k].get_or_insert((s.t, s.t, s.late));
+            w.0 = w.0.min(s.t);
+            w.1 = w.1.max(s.t);
+            w.2 &= s.late;
+        }
+        for pair in when.windows(2) {
+            if let [Some(a), Some(b)] = pair {
+                if a.2 && b.2 && a.1 >= b.0 {
+                    unordered = true;
+                }
+            }
+        }
+        let times = self.times(&when, &order, &in_order);
+        let mut matched: Vec<usize> = self.assigned.iter().map(|&(i, _)| i).collect();
+        matched.sort_unstable();
+        let story = Story {
+            moves: self.moves.clone(),
+            times,
+            cost,
+            departures,
+            owed: self.owed,
+            beyond,
+            matched,
+            unordered,
+        };
+        self.keep(story);
+    }
+
+    /// When each move was complete: its last change seen in order, no later than the next
+    /// move's first change seen in order.
+    fn times(
+        &self,
+        when: &[Option<(Millis, Millis, bool)>],
+        order: &[(Millis, usize, usize)],
+        in_order: &[bool],
+    ) -> Vec<Millis> {
+        let k = self.moves.len();
+        // The first thing the board did beyond the moves, seen in order.
+        let beyond_first = order
+            .iter()
+            .zip(in_order)
+            .filter(|((_, m, _), keep)| **keep && *m == k)
+            .map(|((t, _, _), _)| *t)
+            .min();
+        let mut last = vec![None::<Millis>; k];
+        let mut first = vec![None::<Millis>; k];
+        // A move with a change seen late was complete before that reading came: by the next
+        // move's first change.
+        let mut late = vec![false; k];
+        for (j, &(t, m, _)) in order.iter().enumerate() {
+            if m >= k {
+                continue;
+            }
+            if in_order[j] {
+                last[m] = Some(last[m].map_or(t, |x: Millis| x.max(t)));
+                first[m] = Some(first[m].map_or(t, |x: Millis| x.min(t)));
+            } else {
+                late[m] = true;
+            }
+        }
+        let mut times = vec![0; k];
+        let mut floor = 0;
+        for i in 0..k {
+            let mut t = last[i]
+                .or_else(|| when[i].map(|w| w.1))
+                .unwrap_or(floor)
+                .max(floor);
+            let next = first.iter().skip(i + 1).flatten().next().copied();
+            match next.or(beyond_first) {
+                Some(next) if late[i] => t = next.max(floor),
+                Some(next) => t = t.min(next).max(floor),
+                None => {}
+            }
+            times[i] = t;
+            floor = t;
+        }
+        times
+    }
+
+    fn keep(&mut self, story: Story) {
+        if let Some(same) = self.found.iter_mut().find(|s| s.moves == story.moves) {
+            if story.cost < same.cost {
+                *same = story;
+            }
+        } else {
+            self.found.push(story);
+        }
+        self.best = self.found.iter().map(|s| s.cost).min().unwrap_or(u32::MAX);
+        if self.found.len() > KEPT {
+            self.found.sort_by_key(|s| (s.cost, s.moves.len()));
+            self.found.truncate(KEPT);
+        }
+    }
+}
+
+/// Which of the observations, sorted by time, form the longest run whose moves never go
+/// back (`true` for those in it): a longest non-decreasing subsequence of the moves' numbers.
+fn longest_in_order(order: &[(Millis, usize, usize)]) -> Vec<bool> {
+    let n = order.len();
+    // tails[l]: the index ending the best run of length l + 1; prev: its predecessor.
+    let mut tails: Vec<usize> = Vec::with_capacity(n);
+    let mut prev = vec![usize::MAX; n];
+    for j in 0..n {
+        let k = order[j].1;
+        let at = tails.partition_point(|&x| order[x].1 <= k);
+        if at > 0 {
+            prev[j] = tails[at - 1];
+        }
+        if at == tails.len() {
+            tails.push(j);
+        } else {
+            tails[at] = j;
+        }
+    }
+    let mut keep = vec![false; n];
+    let mut j = tails.last().copied().unwrap_or(usize::MAX);
+    while j != usize::MAX {
+        keep[j] = true;
+        j = prev[j];
+    }
+    keep
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::decoder::debounce::Change as Debounced;
+    use shakmaty::fen::Fen;
+    use shakmaty::san::San;
+    use shakmaty::CastlingMode;
+    use Square::*;
+    use Trace::*;
+
+    fn pos(fen: &str) -> Chess {
+        fen.parse::<Fen>()
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap()
+    }
+
+    fn sans(start: &Chess, moves: &[Move]) -> Vec<String> {
+        let mut p = start.clone();
+        moves
+            .iter()
+            .map(|m| {
+                let s = San::from_move(&p, *m).to_string();
+                p.play_unchecked(*m);
+                s
+            })
+            .collect()
+    }
+
+    /// The board of `start` after the observations (the sensors' view).
+    fn board(start: &Chess, log: &[Seen]) -> Physical {
+        let mut phys = Physical::default();
+        phys.assume(&phys.states_of(start.board()));
+        for s in log {
+            if s.what == Glitch {
+                continue;
+            }
+            phys.apply(&Debounced {
+                t: s.t,
+                square: s.square,
+                state: if s.what == Lifted { EMPTY } else { OCCUPIED },
+                whole: s.late,
+            });
+        }
+        phys
+    }
+
+    fn seen(t: Millis, square: Square, what: Trace) -> Seen {
+        Seen {
+            t,
+            square,
+            what,
+            late: false,
+        }
+    }
+
+    fn frame(t: Millis, square: Square, what: Trace) -> Seen {
+        Seen {
+            t,
+            square,
+            what,
+            late: true,
+        }
+    }
+
+    fn find(start: &Chess, log: &[Seen]) -> Found {
+        let phys = board(start, log);
+        let last = log
+            .iter()
+            .rev()
+            .find(|s| s.what != Glitch)
+            .map(|s| (s.square, s.what == Placed));
+        search(&Query {
+            start,
+            log,
+            phys: &phys,
+            last_change: last,
+            settle_ms: 300,
+            promotion: Role::Queen,
+            max_plies: 6,
+            prefix: &[],
+            margin: 4,
+        })
+    }
+
+    fn best(start: &Chess, log: &[Seen]) -> (Vec<String>, u32) {
+        let found = find(start, log);
+        let b = found.best().expect("a story");
+        (sans(start, &b.moves), b.cost)
+    }
+
+    #[test]
+    fn moves_seen_in_order_are_a_story_that_costs_nothing() {
+        let start = Chess::default();
+        let log = [
+            seen(100, E2, Lifted),
+            seen(300, E4, Placed),
+            seen(500, E7, Lifted),
+            seen(700, E5, Placed),
+            seen(900, G1, Lifted),
+        ];
+        let found = find(&start, &log);
+        let b = found.best().unwrap();
+        assert_eq!(sans(&start, &b.moves), ["e4", "e5"]);
+        assert_eq!(b.cost, 0);
+        assert_eq!(b.beyond, Verdict::InProgress);
+        assert_eq!(b.times, vec![300, 700]);
+        assert!(!b.unordered);
+        // The next cheapest story is far dearer.
+        assert!(found.stories.iter().skip(1).all(|s| s.cost >= 2));
+    }
+
+    #[test]
+    fn a_placement_seen_late_is_the_move_it_completes() {
+        // White's queen f3-f4, its placement reported a second late; black replies g6-g5 at
+        // once.
+        let start = pos("rnbqkb1r/pppppp1p/5np1/8/8/5Q2/PPPPPPPP/RNB1KBNR w KQkq - 0 1");
+        let mut log = vec![
+            seen(1000, F3, Lifted),
+            seen(1300, G6, Lifted),
+            seen(1500, G5, Placed),
+        ];
+        // Before the late reading: the queen may be anywhere it goes; no story is one.
+        let found = find(&start, &log);
+        let cheapest = found.cheapest();
+        assert!(cheapest.len() > 1, "{:?}", found.stories);
+        assert!(cheapest.iter().all(|s| s.owed.count() == 1));
+        log.push(seen(2300, F4, Placed));
+        let (moves, cost) = best(&start, &log);
+        assert_eq!(moves, ["Qf4", "g5"]);
+        assert_eq!(cost, cost::LATE);
+        let found = find(&start, &log);
+        assert!(found.stories.iter().skip(1).all(|s| s.cost > cost));
+        // The queen's move is dated no later than black's first lift.
+        assert_eq!(found.best().unwrap().times, vec![1300, 1500]);
+    }
+
+    #[test]
+    fn a_late_placement_before_the_reply_is_two_moves_not_an_illegal_one() {
+        // Black's d7-d6 with the placement late; white answers Bf1-c4 at once.
+        let start = pos("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1");
+        let mut log = vec![
+            seen(1000, D7, Lifted),
+            seen(1400, F1, Lifted),
+            seen(1700, C4, Placed),
+        ];
+        let found = find(&start, &log);
+        let b = found.best().unwrap();
+        // Still owed: d6 or d5, the board cannot tell yet.
+        assert_eq!(b.owed.count(), 1);
+        assert!(found.cheapest().len() >= 2);
+        log.push(seen(2600, D6, Placed));
+        assert_eq!(best(&start, &log), (vec!["d6".into(), "Bc4".into()], cost::LATE));
+    }
+
+    #[test]
+    fn a_capture_swapped_quicker_than_the_debounce_leaves_a_flicker() {
+        let start = pos("rn1qkbnr/ppp2ppp/3pb3/4p3/4P3/2N5/PPPP1PPP/R1BQKBNR w KQkq - 0 4");
+        // Nd5, then Bxd5 with the knight swept off in one motion (a flicker on d5).
+        let log = [
+            seen(1000, C3, Lifted),
+            seen(1300, D5, Placed),
+            seen(1800, E6, Lifted),
+            seen(2100, D5, Glitch),
+        ];
+        // The bishop still in the hand costs nothing (a player may hold a piece as long as he
+        // likes); the capture is the next story, at the cost of the swap: the arbiter takes it
+        // once the board has stood so for the mismatch delay.
+        let found = find(&start, &log);
+        let story = |f: &Found, moves: &[&str]| {
+            f.stories
+                .iter()
+                .find(|s| sans(&start, &s.moves) == moves)
+                .map(|s| s.cost)
+        };
+        assert_eq!(story(&found, &["Nd5"]), Some(0));
+        assert_eq!(story(&found, &["Nd5", "Bxd5"]), Some(cost::SWAP));
+        // Without the flicker the capture left no trace: dearer.
+        let found = find(&start, &log[..3]);
+        assert_eq!(story(&found, &["Nd5", "Bxd5"]), Some(cost::VANISHED));
+    }
+
+    #[test]
+    fn a_whole_board_report_after_a_gap_tells_the_moves_but_not_their_order() {
+        let start = Chess::default();
+        // 1. Nf3 Nf6 2. Nc3 made while the board was away, reported at once.
+        let log = [
+            frame(5000, B1, Lifted),
+            frame(5000, C3, Placed),
+            frame(5000, F3, Placed),
+            frame(5000, F6, Placed),
+            frame(5000, G1, Lifted),
+            frame(5000, G8, Lifted),
+        ];
+        let found = find(&start, &log);
+        let cheapest = found.cheapest();
+        assert_eq!(cheapest[0].cost, 0);
+        let mut orders: Vec<Vec<String>> = cheapest
+            .iter()
+            .filter(|s| s.moves.len() == 3)
+            .map(|s| sans(&start, &s.moves))
+            .collect();
+        orders.sort();
+        assert_eq!(
+            orders,
+            vec![vec!["Nc3", "Nf6", "Nf3"], vec!["Nf3", "Nf6", "Nc3"]]
+        );
+        assert!(cheapest.iter().all(|s| s.unordered));
+    }
+
+    #[test]
+    fn a_piece_touched_and_put_back_costs_nothing_one_that_stood_does() {
+        let start = Chess::default();
+        let touched = [
+            seen(100, G1, Lifted),
+            seen(400, G1, Placed),
+            seen(700, E2, Lifted),
+            seen(900, E4, Placed),
+        ];
+        assert_eq!(best(&start, &touched), (vec!["e4".into()], 0));
+        // A knight set down on g3 (illegal), left there a second, put back, then e4.
+        let put_back = [
+            seen(100, G1, Lifted),
+            seen(300, G3, Placed),
+            seen(1300, G3, Lifted),
+            seen(1500, G1, Placed),
+            seen(1700, E2, Lifted),
+            seen(1900, E4, Placed),
+        ];
+        assert_eq!(best(&start, &put_back), (vec!["e4".into()], cost::STOOD));
+        // Slid over a square for a moment: nothing.
+        let slid = [
+            seen(100, D1, Lifted),
+            seen(150, E2, Placed),
+            seen(200, E2, Lifted),
+        ];
+        let p = pos("rnbqkbnr/pppppppp/8/8/8/8/PPP2PPP/RNBQKBNR w KQkq - 0 1");
+        let log = [slid[0], slid[1], slid[2], seen(260, F3, Placed)];
+        assert_eq!(best(&p, &log), (vec!["Qf3".into()], 0));
+    }
+
+    #[test]
+    fn a_placement_overtaken_by_the_next_lift_vanished() {
+        // White Qd1-d3, the placement's reading late and overtaken: the queen is lifted again
+        // from d3 before it came, so nothing is ever seen on d3; black's e5 between.
+        let start = pos("rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR w KQkq - 0 1");
+        let log = [
+            seen(100, D1, Lifted),
+            seen(500, E7, Lifted),
+            seen(700, E5, Placed),
+            seen(1200, G6, Placed),
+        ];
+        let found = find(&start, &log);
+        let b = found.best().unwrap();
+        assert_eq!(sans(&start, &b.moves), ["Qd3", "e5", "Qg6"]);
+        assert_eq!(b.cost, cost::VANISHED);
+        assert_eq!(b.departures.vanished, 1);
+        assert_eq!(found.cheapest().len(), 1);
+    }
+
+    #[test]
+    fn the_prefix_binds_the_stories() {
+        let start = Chess::default();
+        let log = [seen(100, E2, Lifted), seen(300, E4, Placed)];
+        let phys = board(&start, &log);
+        let e3 = "e3".parse::<San>().unwrap().to_move(&start).unwrap();
+        let found = search(&Query {
+            start: &start,
+            log: &log,
+            phys: &phys,
+            last_change: Some((E4, true)),
+            settle_ms: 300,
+            promotion: Role::Queen,
+            max_plies: 6,
+            prefix: &[e3],
+            margin: 20,
+        });
+        let b = found.best().unwrap();
+        assert_eq!(sans(&start, &b.moves)[0], "e3");
+        assert!(b.cost >= cost::OWED + cost::ILLEGAL.min(cost::UNEXPLAINED));
+    }
+
+    #[test]
+    fn the_longest_run_in_order() {
+        let order = [(0, 0, 0), (1, 1, 1), (2, 1, 2), (3, 0, 3)];
+        assert_eq!(longest_in_order(&order), vec![true, true, true, false]);
+        assert_eq!(longest_in_order(&[]), Vec::<bool>::new());
+    }
+}
