@@ -25,6 +25,8 @@ use shakmaty::{Bitboard, ByColor, Chess, Color, Move, Position, Square};
 
 use super::clock::{Clock, ClockSwitch};
 use super::decoder::debounce::{Change, Debouncer};
+use super::decoder::log::Seen;
+use super::decoder::stories::Gap;
 use super::decoder::physical::Physical;
 use super::decoder::recognise;
 use super::event::{Event, EventKind, Millis, Priority};
@@ -96,6 +98,36 @@ impl Default for Warnings {
     }
 }
 
+/// The agreed point: how many plies of the record every explanation of the board agrees on,
+/// and since when the observation log runs.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub(super) struct Agreed {
+    pub plies: usize,
+    pub t: Millis,
+}
+
+/// The arbiter's state at the start of a turn since the agreed point: what a correction goes
+/// back to (the clock with every penalty given since, the illegal moves counted, offers).
+#[derive(Clone, Debug)]
+pub(super) struct Checkpoint {
+    pub plies: usize,
+    pub clock: Option<Clock>,
+    pub illegal_counts: ByColor<u32>,
+    pub draw_offer: Option<Color>,
+    pub claim_with_move: Option<Color>,
+    pub win_claim: Option<Color>,
+    pub warnings: Warnings,
+}
+
+/// A ruling given since the agreed point: what (`illegal`, `touch_move`), in which turn (the
+/// plies of the record then), and the placement it was given on (an index into the log).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) struct Ruling {
+    pub kind: &'static str,
+    pub plies: usize,
+    pub placed: Option<usize>,
+}
+
 /// The mismatch guidance: when it is due, what was said, and whether "restored" is owed.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(super) struct Mismatch {
@@ -109,6 +141,10 @@ pub(super) struct Mismatch {
 
 /// How far the search for moves the board was not seen making goes (plies).
 pub const RECOVERY_PLIES: usize = 4;
+/// A story is agreed at the latest once it is this many plies old...
+pub const AGREE_AFTER_PLIES: usize = 12;
+/// ... or the log since the agreed point is this long.
+pub const AGREE_AFTER_OBSERVATIONS: usize = 600;
 
 /// The engine: one game on one board. Pure and synchronous: every input carries its time, and
 /// the caller asks [`Engine::next_deadline`] when to call [`Engine::advance`] next.
@@ -168,6 +204,26 @@ pub struct Engine {
     pub(super) computer_executing: bool,
     /// Takebacks made (a position's key: an answer for a position taken back is dropped).
     pub(super) takebacks: u64,
+    /// What the board was seen doing since the agreed point, in time order: the stories of
+    /// the decoder are read from it.
+    pub(super) log: Vec<Seen>,
+    pub(super) agreed: Agreed,
+    /// The state at the start of each turn since the agreed point, oldest first.
+    pub(super) checkpoints: Vec<Checkpoint>,
+    /// The rulings given since the agreed point.
+    pub(super) rulings: Vec<Ruling>,
+    /// Plies recorded as the board showed them, one after the other, since a story was last
+    /// taken: after two, the agreed point follows the record.
+    pub(super) plain_run: u32,
+    /// A move being recorded was complete at this time (a story's move taken afterwards): its
+    /// clock is charged to then.
+    pub(super) moving_at: Option<Millis>,
+    /// The moves being recorded are those of a correction.
+    pub(super) correcting: bool,
+    /// The times since the agreed point when the board was not heard (for the stories).
+    pub(super) gaps: Vec<Gap>,
+    /// The board is not heard since this time (its link lost, or the daemon was down).
+    pub(super) gap_from: Option<Millis>,
 }
 
 impl Engine {
@@ -204,6 +260,15 @@ impl Engine {
             computer_moving: false,
             computer_executing: false,
             takebacks: 0,
+            log: Vec::new(),
+            agreed: Agreed::default(),
+            checkpoints: Vec::new(),
+            rulings: Vec::new(),
+            plain_run: 0,
+            moving_at: None,
+            correcting: false,
+            gaps: Vec::new(),
+            gap_from: None,
             s,
         }
     }
@@ -402,6 +467,9 @@ impl Engine {
         );
         // Whatever was done while the board was away is read from its next report.
         self.gap_pending = matches!(state, LinkState::Reconnected | LinkState::Connected);
+        if self.link_down || self.gap_pending {
+            self.gap_from.get_or_insert(t);
+        }
         self.emit(
             out,
             EventKind::Link {
@@ -452,19 +520,18 @@ impl Engine {
             !recovered && !self.turn.touch_unknown && self.s.mode == Mode::Tournament;
         let color = self.game.pos.turn();
         let ply = ply_number(&self.game.pos);
-        let san = self.game.play(m, self.now);
+        // (A move read afterwards is charged to when the board shows it was complete.)
+        let t = self.moving_at.unwrap_or(self.now).min(self.now);
+        let san = self.game.play(m, t);
         let say = self.s.phrases.announce(&san, m);
         let computer_moving = self.computer_moving;
         let clocks = self.clock.as_mut().map(|c| {
-            c.complete_move(color, self.now);
+            c.complete_move(color, t);
             if computer_moving && !c.is_paused() {
                 // The player's clock starts when the computer's move stands on the board.
-                c.stop(self.now);
+                c.stop(t);
             }
-            (
-                c.remaining(Color::White, self.now),
-                c.remaining(Color::Black, self.now),
-            )
+            (c.remaining(Color::White, t), c.remaining(Color::Black, t))
         });
         if let Some(last) = self.game.plies.last_mut() {
             last.clocks = clocks;
@@ -492,9 +559,10 @@ impl Engine {
                 black_ms: clocks.map(|c| c.1),
                 recovered,
                 touch_checked,
-                corrected: false,
+                corrected: self.correcting,
             },
         );
+        self.recorded(recovered, t);
         if let Some((w, b)) = clocks {
             self.emit(
                 out,
@@ -516,6 +584,57 @@ impl Engine {
         if self.claim_with_move == Some(color) {
             self.judge_claim_with_move(color, out);
         }
+    }
+
+    /// After a move is recorded: the agreed point follows the record when the board showed it
+    /// plainly (every ply since the agreed point so, or two in a row since a story was taken),
+    /// and the next turn's state is kept to go back to.
+    fn recorded(&mut self, recovered: bool, t: Millis) {
+        let since = self.game.plies.len().saturating_sub(self.agreed.plies);
+        let plain = !recovered && !self.correcting;
+        self.plain_run = if plain { self.plain_run + 1 } else { 0 };
+        let clean = self.plain_run as usize >= since && self.rulings.is_empty();
+        // (Bounded: a story older than this many plies, or a log this long, is agreed.)
+        let old = since > AGREE_AFTER_PLIES || self.log.len() > AGREE_AFTER_OBSERVATIONS;
+        if plain && (clean || self.plain_run >= 2) || old {
+            self.agree(t);
+        }
+        self.checkpoint();
+    }
+
+    /// Every explanation agrees on the record up to now: the log starts afresh after `t`.
+    pub(super) fn agree(&mut self, t: Millis) {
+        self.agreed = Agreed {
+            plies: self.game.plies.len(),
+            t,
+        };
+        self.log.retain(|s| s.t > t);
+        self.gaps.retain(|g| g.to > t);
+        self.checkpoints.clear();
+        self.rulings.clear();
+    }
+
+    /// Keeps the state at the start of this turn (replacing one kept for the same turn).
+    pub(super) fn checkpoint(&mut self) {
+        let plies = self.game.plies.len();
+        self.checkpoints.retain(|c| c.plies < plies);
+        self.checkpoints.push(Checkpoint {
+            plies,
+            clock: self.clock.clone(),
+            illegal_counts: self.illegal_counts,
+            draw_offer: self.draw_offer,
+            claim_with_move: self.claim_with_move,
+            win_claim: self.win_claim,
+            warnings: self.warnings,
+        });
+    }
+
+    /// A new game, a game resumed or followed, a takeback: the record is agreed as it stands.
+    pub(super) fn agree_on_the_record(&mut self) {
+        self.log.clear();
+        self.plain_run = 0;
+        self.agree(self.now);
+        self.checkpoint();
     }
 
     /// The move would end the game at once (mate, stalemate, dead position...).

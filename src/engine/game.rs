@@ -24,6 +24,9 @@ pub struct Ply {
     pub clocks: Option<(i64, i64)>,
     /// Read from the board afterwards, not seen being made.
     pub recovered: bool,
+    /// Read from the board afterwards, in an order (or by a route) the board could not tell:
+    /// the likeliest was taken.
+    pub uncertain: bool,
 }
 
 /// How a game ended.
@@ -201,6 +204,7 @@ impl Game {
             t,
             clocks: None,
             recovered: false,
+            uncertain: false,
         });
         san
     }
@@ -330,7 +334,12 @@ impl Game {
             }
             if ply.recovered {
                 // The comment's words are tokens, so that a long line can break inside it.
-                tokens.extend(RECOVERED_COMMENT.split(' ').map(str::to_string));
+                let comment = if ply.uncertain {
+                    UNCERTAIN_COMMENT
+                } else {
+                    RECOVERED_COMMENT
+                };
+                tokens.extend(comment.split(' ').map(str::to_string));
             }
         }
         if let Some(e) = self.ending {
@@ -357,6 +366,8 @@ impl Game {
 
 /// The PGN comment after a move read from the board afterwards.
 pub const RECOVERED_COMMENT: &str = "{recovered from the board}";
+/// ... and after one whose order or route the board could not tell.
+pub const UNCERTAIN_COMMENT: &str = "{recovered from the board, order uncertain}";
 
 /// The tags of every PGN the daemon writes, from one place: `extra` (the date and time, which
 /// the engine does not know) wins over the config's tags; then the time control, when there is

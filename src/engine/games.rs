@@ -60,6 +60,7 @@ impl Engine {
         }
         self.warnings = Warnings::default();
         self.arm_warnings();
+        self.agree_on_the_record();
         self.emit_clock(out);
         if !board_holds_it {
             let text = self.s.phrases.words.new_game.clone();
@@ -139,6 +140,9 @@ impl Engine {
         self.warnings = Warnings::default();
         self.mark_warned(Color::White);
         self.mark_warned(Color::Black);
+        self.agree_on_the_record();
+        // Nobody heard the board while the daemon was down.
+        self.gap_from = Some(self.now);
         self.emit(
             out,
             EventKind::Resumed {
@@ -189,6 +193,7 @@ impl Engine {
         self.voice = leader.voice;
         self.clock = if clock { leader.clock.clone() } else { None };
         self.warnings = leader.warnings;
+        self.agree_on_the_record();
         if leader.phase == Phase::Over {
             self.phase = Phase::Over;
             self.new_turn();

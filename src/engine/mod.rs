@@ -37,6 +37,7 @@ pub mod holds;
 pub mod input;
 pub mod reading;
 pub mod recovery;
+pub mod revise;
 pub mod rules;
 pub mod rulings;
 pub mod settings;

@@ -13,7 +13,7 @@ use super::decoder::physical::code_piece;
 use super::decoder::recognise::{self, classify, Search, Verdict};
 use super::event::{Event, EventKind, Millis, Priority};
 use super::game::fen_of;
-use super::recovery::Recovery;
+use super::revise::Revision;
 use super::rules::Mode;
 use super::turn::{Commit, Swap, Touch};
 
@@ -31,6 +31,12 @@ impl Engine {
             self.gap_reading = None;
             self.turn.gap = true;
             self.turn.touch_unknown = true;
+            let t = batch.first().map_or(self.now, |c| c.t);
+            self.gaps.push(super::decoder::stories::Gap {
+                from: self.gap_from.take().unwrap_or(t).min(t),
+                to: t,
+                changed: batch.iter().map(|c| c.square).collect(),
+            });
         }
         if self.phase == Phase::Over {
             if self.phys.shows(Chess::default().board()) {
@@ -74,12 +80,11 @@ impl Engine {
                     // held move need not be among them: a reading lost on its way on, or what
                     // looked like an illegal move made of two legal ones).
                     if !self.explained_after(&h) {
-                        let changed = self.turn.changed();
-                        match self.recover(Search::Seen(changed), false, Some(&h), out) {
-                            Recovery::Taken => return,
+                        match self.revise(false, Some(&h), out) {
+                            Revision::Taken => return,
                             // Legal moves explain it, but not one story yet: no illegal move
                             // is ruled while the board may still tell which.
-                            Recovery::Ambiguous if matches!(h.held, Held::Illegal(..)) => {
+                            Revision::Waiting if matches!(h.held, Held::Illegal(..)) => {
                                 self.report_touches(out);
                                 self.evaluate_as(Some(Verdict::Unexplained), out);
                                 return;
@@ -112,16 +117,12 @@ impl Engine {
         // explained the board for the mismatch delay, while the players go on, a story need
         // not be one the board showed in its order.
         if self.phase == Phase::Moving && self.alt.is_none() && !self.passive() {
-            let long = self
-                .mismatch
-                .since
-                .is_some_and(|t| self.now.saturating_sub(t) >= self.s.mismatch_ms);
             if matches!(verdict, Verdict::Unexplained | Verdict::Illegal { .. }) {
-                match self.recover(Search::Seen(self.turn.changed()), long, None, out) {
-                    Recovery::Taken => return,
+                match self.revise(false, None, out) {
+                    Revision::Taken => return,
                     // Legal moves explain it, only not one story yet: no illegal move.
-                    Recovery::Ambiguous => verdict = Verdict::Unexplained,
-                    Recovery::Nothing => {}
+                    Revision::Waiting => verdict = Verdict::Unexplained,
+                    Revision::Current | Revision::Nothing => {}
                 }
             }
         }
@@ -133,32 +134,43 @@ impl Engine {
     /// Takes the debouncer's glitches into the turn's observations; says whether there were any.
     pub(super) fn note_glitches(&mut self) -> bool {
         let glitches = self.deb.take_glitches();
+        let logged = self.logging();
         for &(t, sq) in &glitches {
+            let glitch = Seen {
+                t,
+                square: sq,
+                what: Trace::Glitch,
+                late: false,
+            };
             // (Never before what was read already: a glitch is no touch.)
             let at = self
                 .turn
                 .seen
                 .partition_point(|s| s.t <= t)
                 .max(self.turn.reported);
-            self.turn.seen.insert(
-                at,
-                Seen {
-                    t,
-                    square: sq,
-                    what: Trace::Glitch,
-                    late: false,
-                },
-            );
+            self.turn.seen.insert(at, glitch);
+            if logged && t > self.agreed.t {
+                let at = self.log.partition_point(|s| s.t <= t);
+                self.log.insert(at, glitch);
+            }
         }
         !glitches.is_empty()
+    }
+
+    /// What the board does is kept in the log for the stories: not while a move made elsewhere
+    /// (the other board's, the computer's) is executed here, nor while this board is only
+    /// watched.
+    fn logging(&self) -> bool {
+        !matches!(self.phase, Phase::Replicating { .. } | Phase::Over) && !self.passive()
     }
 
     /// Takes a batch of changes into the physical board and the turn's observations.
     fn observe(&mut self, batch: &[Change]) {
         self.note_glitches();
+        let logged = self.logging();
         for c in batch {
             self.phys.apply(c);
-            self.turn.seen.push(Seen {
+            let seen = Seen {
                 t: c.t,
                 square: c.square,
                 what: if c.state == EMPTY {
@@ -167,7 +179,11 @@ impl Engine {
                     Trace::Placed
                 },
                 late: c.whole,
-            });
+            };
+            self.turn.seen.push(seen);
+            if logged {
+                self.log.push(seen);
+            }
         }
         // What the board did last: a placement when the batch has one (the end of a move shown
         // in one frame), else a lift.
@@ -433,6 +449,7 @@ impl Engine {
                     uci: recognise::uci(m),
                 },
             );
+            self.agree_on_the_record();
             if std::mem::take(&mut self.computer_executing) {
                 self.computer_move_executed(out);
             }
@@ -542,5 +559,10 @@ impl Engine {
         self.emit(out, EventKind::Restored { fen });
         let text = self.s.phrases.words.restored.clone();
         self.say(out, text, Priority::Info);
+        // The players put the position back as the arbiter asked: what was ruled stands, and
+        // what the board did until now is agreed.
+        if !self.rulings.is_empty() {
+            self.agree_on_the_record();
+        }
     }
 }

@@ -4,7 +4,8 @@
 use shakmaty::attacks;
 use shakmaty::{Bitboard, Board, Chess, Color, Move, Position, Rank, Role, Square};
 
-use super::arbiter::{Engine, Phase};
+use super::arbiter::{Engine, Phase, Ruling};
+use super::decoder::log::Trace;
 use super::clock::Pace;
 use super::decoder::recognise::{footprint, king_to};
 use super::event::{EndReason, Event, EventKind, IllegalReason, Penalty, Priority, TouchRule};
@@ -124,6 +125,7 @@ impl Engine {
             diff: (pos_occ & !occ, occ & !pos_occ),
         };
         self.alt = None;
+        self.note_ruling("touch_move");
         self.emit(
             out,
             EventKind::TouchMove {
@@ -152,6 +154,7 @@ impl Engine {
         };
         self.alt = None;
         self.mismatch.owe_restored = true;
+        self.note_ruling("illegal");
         self.illegal_counts[color] += 1;
         let count = self.illegal_counts[color];
         let pace = self.pace();
@@ -210,6 +213,22 @@ impl Engine {
                 out,
             );
         }
+    }
+
+    /// Keeps a ruling given now, on the board's last placement, so that a correction can
+    /// withdraw it; the story it was given in is no longer agreed as plain.
+    fn note_ruling(&mut self, kind: &'static str) {
+        let now = self.now;
+        let placed = self
+            .log
+            .iter()
+            .rposition(|s| s.what == Trace::Placed && s.t <= now);
+        self.rulings.push(Ruling {
+            kind,
+            plies: self.game.plies.len(),
+            placed,
+        });
+        self.plain_run = 0;
     }
 
     /// The kind of game: as set, else by the time control and the profile's limits.

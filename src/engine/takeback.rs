@@ -93,5 +93,6 @@ impl Engine {
         }
         self.new_turn();
         self.draw_offer = None;
+        self.agree_on_the_record();
     }
 }

@@ -6,7 +6,7 @@ use shakmaty::{Color, Position};
 use super::arbiter::{Engine, Phase};
 use super::decoder::recognise::{Search, Verdict};
 use super::event::{Event, EventKind, Millis, Priority};
-use super::recovery::Recovery;
+use super::revise::Revision;
 
 /// What falls due. When several fall due at once, they are handled in this order.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -92,7 +92,7 @@ impl Engine {
                 // A board that stood unexplained: moves made unseen, if one story explains it.
                 let recoverable =
                     self.phase == Phase::Moving && self.alt.is_none() && !self.passive();
-                if recoverable && self.recover(Search::Stood, true, None, out) == Recovery::Taken {
+                if recoverable && self.revise(true, None, out) == Revision::Taken {
                     return;
                 }
                 // (A piece in the hand that stood with a trace of a capture is no mismatch.)

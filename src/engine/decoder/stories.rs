@@ -27,35 +27,59 @@ use super::recognise::{classify, footprint, Legal, Verdict};
 use crate::engine::event::Millis;
 use crate::engine::input::{SquareState, EMPTY, OCCUPIED};
 
-/// What a story's departures from a perfect board cost, in units of about one unlikely event.
+/// What a story's departures from a perfect board cost, about the bits of how unlikely each is:
+/// one reading late or owed is likelier than an illegal move standing, two are not.
 pub mod cost {
     /// A capture whose captured piece was swept off and the capturing piece set down quicker
     /// than the debounce time: only a flicker on the square shows it.
-    pub const SWAP: u32 = 1;
+    pub const SWAP: u32 = 2;
     /// A change seen out of its order in a whole-board report (the report after a lost reading).
-    pub const LATE_FRAME: u32 = 1;
+    pub const LATE_FRAME: u32 = 2;
     /// A change seen out of its order: its reading came late, after the next move's.
-    pub const LATE: u32 = 2;
+    pub const LATE: u32 = 4;
     /// A change the board has not shown yet (its reading may still come).
-    pub const OWED: u32 = 2;
+    pub const OWED: u32 = 4;
     /// Two changes of a square the board never showed (a placement and the lift after it, a
     /// captured piece's lift and the capturing piece's placement).
-    pub const VANISHED: u32 = 4;
+    pub const VANISHED: u32 = 6;
     /// A piece set down on a square where it stood for the settle time, then taken away: a
     /// move put back (an illegal move put right, a move refused).
-    pub const STOOD: u32 = 6;
+    pub const STOOD: u32 = 7;
     /// The board shows, beyond the moves, a piece released where no legal move takes it.
-    pub const ILLEGAL: u32 = 6;
+    pub const ILLEGAL: u32 = 7;
     /// The board shows, beyond the moves, nothing the player to move could be doing.
-    pub const UNEXPLAINED: u32 = 12;
+    pub const UNEXPLAINED: u32 = 14;
     /// The board shows a legal move made beyond the story's moves (a longer story tells it).
     pub const BEYOND: u32 = 1;
     /// A board that identifies pieces shows another piece than the story has.
-    pub const WRONG_PIECE: u32 = 8;
+    pub const WRONG_PIECE: u32 = 10;
+    /// A change the board has not shown for [`OWED_PATIENCE_MS`](super::OWED_PATIENCE_MS):
+    /// the board says otherwise.
+    pub const OVERDUE: u32 = 10;
+    /// A change not seen because nobody heard the board (a gap), that the report after it does
+    /// not show either (the square changed back, or a capture on a square that stayed full).
+    pub const GAP: u32 = 1;
     /// A flicker no move accounts for and no change of its square follows at once (not contact
     /// bounce): a change the sensor lost again, left unexplained.
-    pub const FLICKER: u32 = 1;
+    pub const FLICKER: u32 = 2;
 }
+
+/// A time when the board was not heard (a link lost, the daemon down): what was done then
+/// shows only in the board's report after it, in no order, and a square that changed and changed
+/// back meanwhile shows nothing at all.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Gap {
+    /// Since when nothing was heard.
+    pub from: Millis,
+    /// The time of the report after it.
+    pub to: Millis,
+    /// The squares the report showed changed.
+    pub changed: Bitboard,
+}
+
+/// Squares a story may have changed and changed back unseen in a gap (a pawn's first square of
+/// two moves, a piece captured where it had just gone).
+pub const GAP_UNSEEN: u32 = 2;
 
 /// What a search is asked.
 #[derive(Clone, Debug)]
@@ -78,11 +102,22 @@ pub struct Query<'a> {
     pub prefix: &'a [Move],
     /// Stories costing more than the cheapest by more than this are not kept.
     pub margin: u32,
+    /// The time now: a change the board has not shown for [`OWED_PATIENCE_MS`] since the move
+    /// it belongs to will not be shown.
+    pub now: Millis,
+    /// When the board was not heard since the agreed point, oldest first.
+    pub gaps: &'a [Gap],
 }
+
+/// How long a board may take to show a change (a reading late, a lost one shown again by a
+/// whole-board report): a story that needs one not shown for longer is not what happened.
+pub const OWED_PATIENCE_MS: Millis = 3000;
 
 /// What a story needs that the board did not show, counted.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct Departures {
+    /// Changes made while nobody heard the board that its report after does not show.
+    pub unseen: u32,
     pub swaps: u32,
     pub late: u32,
     pub owed: u32,
@@ -207,6 +242,8 @@ fn changes(pos: &Chess, m: &Move, out: &mut Vec<Change>) {
 struct Saved {
     cur: [u16; 64],
     owed: Bitboard,
+    owed_in_gap: Bitboard,
+    gap_unseen: Bitboard,
     assigned: usize,
     cost: u32,
     departures: Departures,
@@ -220,6 +257,8 @@ struct Step {
     floor: Millis,
     shown: u32,
     end: Option<Millis>,
+    /// The move may have been made while nobody heard the board: this gap.
+    gap: Option<Gap>,
 }
 
 impl Step {
@@ -245,6 +284,12 @@ struct Search<'a> {
     /// Per square, how many of its observations the moves so far account for.
     cur: [u16; 64],
     owed: Bitboard,
+    /// Since when each owed square has been owed (the time of its move).
+    owed_since: [Millis; 64],
+    /// Owed squares whose change fell in a gap: nobody heard it.
+    owed_in_gap: Bitboard,
+    /// Squares changed unseen in gaps (at most [`GAP_UNSEEN`]).
+    gap_unseen: Bitboard,
     /// Observations the moves so far account for, with the move's number.
     assigned: Vec<(usize, usize)>,
     moves: Vec<Move>,
@@ -276,6 +321,9 @@ impl<'a> Search<'a> {
             glitch_used: vec![false; n],
             cur: [0; 64],
             owed: Bitboard::EMPTY,
+            owed_since: [0; 64],
+            owed_in_gap: Bitboard::EMPTY,
+            gap_unseen: Bitboard::EMPTY,
             assigned: Vec::new(),
             moves: Vec::new(),
             ends: Vec::new(),
@@ -323,7 +371,11 @@ impl<'a> Search<'a> {
                 continue;
             }
             changes(&pos, &m, &mut changes_of);
-            if fixed.is_none() && !self.evidenced(&changes_of, floor) {
+            let gap = self.q.gaps.iter().find(|g| floor <= g.to).copied();
+            if fixed.is_none()
+                && !self.evidenced(&changes_of, floor)
+                && !gap.is_some_and(|g| self.fits_gap(&changes_of, &g))
+            {
                 continue;
             }
             let mut next = pos.clone();
@@ -333,6 +385,7 @@ impl<'a> Search<'a> {
                 floor,
                 shown: 0,
                 end: None,
+                gap,
             };
             self.change(&next, m, &changes_of, 0, step);
             if self.budget == 0 {
@@ -359,6 +412,19 @@ impl<'a> Search<'a> {
         })
     }
 
+    /// A move made unseen in `gap`: every square it changes is one the report after the gap
+    /// shows changed, or one of the few a story may change unseen there.
+    fn fits_gap(&self, changes_of: &[Change], gap: &Gap) -> bool {
+        let squares: Bitboard = changes_of
+            .iter()
+            .map(|c| match *c {
+                Change::Flip(sq, _) | Change::Capture(sq) => sq,
+            })
+            .collect();
+        let new = squares & !gap.changed & !self.gap_unseen;
+        (self.gap_unseen.count() + new.count()) as u32 <= GAP_UNSEEN
+    }
+
     /// The next observation of `sq` that can be this move's (a piece lifted and put back
     /// before the move began is not): its place in the square's list and its index.
     fn next_at(&self, sq: Square, floor: Millis) -> Option<(usize, usize)> {
@@ -373,6 +439,14 @@ impl<'a> Search<'a> {
             at += 2;
         }
         Some((at, usize::from(list[at])))
+    }
+
+    /// `sq` may change unseen in `gap`: the report shows it changed, or the story has room for
+    /// one more square changed unseen.
+    fn unseen_fits(&self, sq: Square, gap: &Gap) -> bool {
+        gap.changed.contains(sq)
+            || self.gap_unseen.contains(sq)
+            || self.gap_unseen.count() < GAP_UNSEEN as usize
     }
 
     /// An unused flicker on `sq` since `floor` (and before `before`) that is not contact
@@ -408,7 +482,8 @@ impl<'a> Search<'a> {
             return;
         }
         let Some(&c) = ch.get(j) else {
-            if step.shown == 0 && self.q.prefix.get(step.k).is_none() {
+            // A move the board showed nothing of is no story (unless nobody heard the board).
+            if step.shown == 0 && self.q.prefix.get(step.k).is_none() && step.gap.is_none() {
                 return;
             }
             self.moves.push(m);
@@ -423,12 +498,17 @@ impl<'a> Search<'a> {
         match c {
             Change::Flip(sq, what) => {
                 if self.owed.contains(sq) {
-                    // The square's last change was never shown, nor is this one: no longer
-                    // owed, both lost.
                     self.owed.discard(sq);
-                    self.cost = self.cost - cost::OWED + cost::VANISHED;
-                    self.departures.owed -= 1;
-                    self.departures.vanished += 1;
+                    if self.owed_in_gap.contains(sq) && step.gap.is_some() {
+                        // Changed and changed back while nobody heard the board.
+                        self.owed_in_gap.discard(sq);
+                    } else {
+                        // The square's last change was never shown, nor is this one: no
+                        // longer owed, both lost.
+                        self.cost = self.cost - cost::OWED + cost::VANISHED;
+                        self.departures.owed -= 1;
+                        self.departures.vanished += 1;
+                    }
                     self.change(next, m, ch, j + 1, step);
                     self.restore(saved);
                     return;
@@ -446,6 +526,7 @@ impl<'a> Search<'a> {
                 if let Some(g) = self.flicker(sq, step.floor, before) {
                     self.glitch_used[g] = true;
                     self.owed.add(sq);
+                    self.owed_since[sq as usize] = log[self.glitches[g]].t;
                     self.cost += cost::OWED;
                     self.departures.owed += 1;
                     let t = log[self.glitches[g]].t;
@@ -454,10 +535,27 @@ impl<'a> Search<'a> {
                     self.restore(saved.clone());
                 }
                 if found.is_none() {
-                    // Not seen (yet).
-                    self.owed.add(sq);
-                    self.cost += cost::OWED;
-                    self.departures.owed += 1;
+                    match step.gap {
+                        Some(g) if self.unseen_fits(sq, &g) => {
+                            // Made while nobody heard the board, and not in its report: changed
+                            // back unseen, or the report contradicts the story.
+                            self.owed.add(sq);
+                            self.owed_in_gap.add(sq);
+                            self.owed_since[sq as usize] = g.from;
+                            if !g.changed.contains(sq) {
+                                self.gap_unseen.add(sq);
+                            }
+                            self.cost += cost::GAP;
+                            self.departures.unseen += 1;
+                        }
+                        _ => {
+                            // Not seen (yet).
+                            self.owed.add(sq);
+                            self.owed_since[sq as usize] = step.end.unwrap_or(step.floor);
+                            self.cost += cost::OWED;
+                            self.departures.owed += 1;
+                        }
+                    }
                     self.change(next, m, ch, j + 1, step);
                     self.restore(saved);
                 }
@@ -501,6 +599,7 @@ impl<'a> Search<'a> {
                                 // The capturing piece's placement not seen yet.
                                 self.cur[sq as usize] = at as u16 + 1;
                                 self.owed.add(sq);
+                                self.owed_since[sq as usize] = log[i].t;
                                 self.cost += cost::OWED;
                                 self.departures.owed += 1;
                             }
@@ -521,11 +620,22 @@ impl<'a> Search<'a> {
                                 self.change(next, m, ch, j + 1, step.seen(t));
                                 self.glitch_used[g] = false;
                             }
-                            None => {
-                                self.cost += cost::VANISHED;
-                                self.departures.vanished += 1;
-                                self.change(next, m, ch, j + 1, step);
-                            }
+                            None => match step.gap {
+                                Some(g) if self.unseen_fits(sq, &g) => {
+                                    // Captured while nobody heard the board.
+                                    if !g.changed.contains(sq) {
+                                        self.gap_unseen.add(sq);
+                                    }
+                                    self.cost += cost::GAP;
+                                    self.departures.unseen += 1;
+                                    self.change(next, m, ch, j + 1, step);
+                                }
+                                _ => {
+                                    self.cost += cost::VANISHED;
+                                    self.departures.vanished += 1;
+                                    self.change(next, m, ch, j + 1, step);
+                                }
+                            },
                         }
                         self.restore(saved);
                     }
@@ -538,6 +648,8 @@ impl<'a> Search<'a> {
         Saved {
             cur: self.cur,
             owed: self.owed,
+            owed_in_gap: self.owed_in_gap,
+            gap_unseen: self.gap_unseen,
             assigned: self.assigned.len(),
             cost: self.cost,
             departures: self.departures,
@@ -548,6 +660,8 @@ impl<'a> Search<'a> {
     fn restore(&mut self, saved: Saved) {
         self.cur = saved.cur;
         self.owed = saved.owed;
+        self.owed_in_gap = saved.owed_in_gap;
+        self.gap_unseen = saved.gap_unseen;
         self.assigned.truncate(saved.assigned);
         self.cost = saved.cost;
         self.departures = saved.departures;
@@ -590,6 +704,11 @@ impl<'a> Search<'a> {
         for j in 0..self.glitches.len() {
             if !self.glitch_used[j] && !self.is_bounce(j) {
                 cost += cost::FLICKER;
+            }
+        }
+        for sq in self.owed {
+            if self.q.now.saturating_sub(self.owed_since[sq as usize]) > OWED_PATIENCE_MS {
+                cost += cost::OVERDUE;
             }
         }
         if cost > self.bound() {
@@ -879,7 +998,9 @@ mod tests {
             promotion: Role::Queen,
             max_plies: 6,
             prefix: &[],
-            margin: 4,
+            margin: 8,
+            now: log.last().map_or(0, |s| s.t),
+            gaps: &[],
         })
     }
 
@@ -1100,6 +1221,8 @@ mod tests {
             max_plies: 6,
             prefix: &[e3],
             margin: 20,
+            now: 300,
+            gaps: &[],
         });
         let b = found.best().unwrap();
         assert_eq!(sans(&start, &b.moves)[0], "e3");

@@ -1,0 +1,363 @@
+//! Revising the reading. The record since the agreed point, with the rulings given since, is
+//! one story of what the board did; the decoder's stories are the others. When the readings
+//! tell another story clearly better (a reading came late, one was lost), the arbiter takes
+//! it: the moves the board was not seen making are recorded (`recovered`), and moves already
+//! announced or rulings already given that were not what happened are withdrawn in a
+//! `correction` and replaced. A story is taken only when waiting cannot tell more: while the
+//! board may still show which of several stories it was, or a reading a story needs may still
+//! come, the arbiter waits (and rules nothing), until the board has stood still for the
+//! mismatch delay.
+
+use shakmaty::san::SanPlus;
+use shakmaty::{Chess, Move, Position};
+
+use super::arbiter::{Engine, Held, Hold, Mismatch, Phase};
+use super::decoder::log::{Seen, Trace};
+use super::decoder::recognise::Verdict;
+use super::decoder::stories::{self, Found, Query, Story};
+use super::event::{Event, EventKind, Priority};
+use super::game::ply_number;
+use super::turn::Turn;
+
+/// What revising the reading came to.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) enum Revision {
+    /// A story was taken: moves recorded, or a correction made.
+    Taken,
+    /// Stories of legal moves explain the board better than the record does, but the board
+    /// does not tell which yet, or one needs a reading still to come: wait, and rule nothing.
+    Waiting,
+    /// The record, and what the board shows beyond it, is the best story.
+    Current,
+    /// No story explains the board.
+    Nothing,
+}
+
+/// A story this much cheaper than the record's replaces it (the players heard the record).
+const CORRECTION_MARGIN: u32 = 3;
+/// Stories within this much of the best are its rivals: the board does not tell them apart.
+const RIVALS: u32 = 1;
+/// Stories kept beyond the cheapest.
+const MARGIN: u32 = 6;
+/// Moves a story may have beyond the record.
+const BEYOND_RECORD: usize = 4;
+/// The most moves a story has.
+const MOST_PLIES: usize = 12;
+
+/// How far two sequences of moves agree.
+fn common(a: &[Move], b: &[Move]) -> usize {
+    a.iter().zip(b).take_while(|(x, y)| x == y).count()
+}
+
+/// The same position (pieces and the side to move).
+fn same(a: &Chess, b: &Chess) -> bool {
+    a.board() == b.board() && a.turn() == b.turn()
+}
+
+impl Engine {
+    /// The position every explanation agrees on.
+    pub(super) fn agreed_position(&self) -> Chess {
+        self.game
+            .plies
+            .get(self.agreed.plies)
+            .map_or_else(|| self.game.pos.clone(), |p| p.before.clone())
+    }
+
+    /// The moves recorded since the agreed point.
+    fn announced(&self) -> Vec<Move> {
+        let from = self.agreed.plies.min(self.game.plies.len());
+        self.game.plies[from..].iter().map(|p| p.m).collect()
+    }
+
+    /// The decoder's stories of the log from `start`, beginning with `prefix`.
+    fn stories_from(&self, start: &Chess, prefix: &[Move], beyond: usize) -> Found {
+        let q = Query {
+            start,
+            log: &self.log,
+            phys: &self.phys,
+            last_change: self.last_change,
+            settle_ms: self.s.settle_ms,
+            promotion: self.turn.promo_choice.unwrap_or(self.s.promotion_default),
+            max_plies: (prefix.len() + beyond).min(MOST_PLIES),
+            prefix,
+            margin: MARGIN,
+            now: self.now,
+            gaps: &self.gaps,
+        };
+        stories::search(&q)
+    }
+
+    /// The rulings since the agreed point that `story` does not bear out: given in a turn it
+    /// does not reach as the record did (after it leaves the record), or on a placement it
+    /// reads as part of a legal move.
+    fn not_borne_out(&self, story: &Story, common: usize) -> bool {
+        self.rulings.iter().any(|r| {
+            r.plies > self.agreed.plies + common
+                || r.placed.is_some_and(|i| story.matched.binary_search(&i).is_ok())
+        })
+    }
+
+    /// The game's plies since the agreed point include the computer's (its moves are not read
+    /// from the board: they are not revised).
+    fn computer_since_agreed(&self) -> bool {
+        let Some(c) = self.computer() else {
+            return false;
+        };
+        self.game.plies[self.agreed.plies.min(self.game.plies.len())..]
+            .iter()
+            .any(|p| p.before.turn() == c)
+    }
+
+    /// Reads the log again from the agreed point and takes the story it tells, if the board
+    /// can tell it (`still`: it has stood so for the mismatch delay, and waiting would tell no
+    /// more). `held`: a move held back a moment, seen being made; a story that begins with it
+    /// takes it as seen.
+    pub(super) fn revise(
+        &mut self,
+        still: bool,
+        held: Option<&Hold>,
+        out: &mut Vec<Event>,
+    ) -> Revision {
+        if self.phase == Phase::Over || self.passive() || self.computer_since_agreed() {
+            return Revision::Nothing;
+        }
+        let start = self.agreed_position();
+        let announced = self.announced();
+        let found = self.stories_from(&start, &[], announced.len() + BEYOND_RECORD);
+        let Some(best) = found.best() else {
+            return Revision::Nothing;
+        };
+        let n = announced.len();
+        if std::env::var_os("CHESSBOARDD_DEBUG_STORIES").is_some() {
+            eprintln!("t={} revise still={still} announced={announced:?} log={}", self.now, self.log.len());
+            for s in &found.stories {
+                eprintln!("  {} {:?} owed={:?} {:?} {:?}", s.cost, s.moves, s.owed, s.departures, s.beyond);
+            }
+        }
+        let keeps = |s: &Story| s.moves.starts_with(&announced) && !self.not_borne_out(s, n);
+        // The record's own best story: it, and what the board shows beyond it.
+        let kept = match found.stories.iter().find(|s| keeps(s)) {
+            Some(s) => Some(s.clone()),
+            None => self
+                .stories_from(&start, &announced, BEYOND_RECORD)
+                .stories
+                .into_iter()
+                .find(|s| keeps(s)),
+        };
+        // An illegal move held back a moment is a story too: one the search does not tell
+        // (the opponent's reply begun on a board that must be put back first).
+        let held_illegal = held.is_some_and(|h| matches!(h.held, Held::Illegal(..)));
+        let mut record_cost = kept.as_ref().map_or(u32::MAX, |s| s.cost);
+        if held_illegal {
+            record_cost = record_cost.min(stories::cost::ILLEGAL);
+        }
+        // Replacing what the players heard wants a clear margin; what was only held back, less.
+        let margin = if keeps(best) {
+            0
+        } else if common(&best.moves, &announced) < n || !self.rulings.is_empty() {
+            CORRECTION_MARGIN
+        } else {
+            1
+        };
+        let candidate = if best.cost.saturating_add(margin) <= record_cost {
+            best.clone()
+        } else {
+            match kept {
+                Some(k) if k.cost <= record_cost => k,
+                _ => return Revision::Current,
+            }
+        };
+        if keeps(&candidate) && candidate.moves.len() == n {
+            return Revision::Current;
+        }
+        // Can the board tell? Rivals that end elsewhere: not yet. Rivals that end in the same
+        // position are other orders of the same moves (or other routes): the board will never
+        // tell, and the likeliest is taken.
+        let end = candidate.position(&start);
+        let mut other_end = None::<u32>;
+        let mut same_end = false;
+        for s in &found.stories {
+            if s.moves == candidate.moves || s.cost > candidate.cost + RIVALS {
+                continue;
+            }
+            if same(&s.position(&start), &end) {
+                same_end |= s.cost <= candidate.cost;
+            } else {
+                other_end = Some(other_end.map_or(s.cost, |c| c.min(s.cost)));
+            }
+        }
+        if let Some(rival) = other_end {
+            if !still || rival <= candidate.cost {
+                return Revision::Waiting;
+            }
+        }
+        if !still && (!candidate.owed.is_empty() || candidate.beyond == Verdict::Unexplained) {
+            return Revision::Waiting;
+        }
+        let unsure = same_end;
+        self.take(&announced, candidate, unsure, held, out);
+        Revision::Taken
+    }
+
+    /// Takes `story`: withdraws what it does not bear out (a correction), records its moves
+    /// beyond what stays, and reads what the board did beyond them as the next turn.
+    fn take(
+        &mut self,
+        announced: &[Move],
+        story: Story,
+        unsure: bool,
+        held: Option<&Hold>,
+        out: &mut Vec<Event>,
+    ) {
+        let agreed = self.agreed.plies;
+        let stays = common(&story.moves, announced);
+        // Back to the turn of the first thing withdrawn: a move, or a ruling.
+        let mut back = stays;
+        for r in &self.rulings {
+            let withdrawn = r.plies > agreed + stays
+                || r.placed.is_some_and(|i| story.matched.binary_search(&i).is_ok());
+            if withdrawn {
+                back = back.min(r.plies - agreed);
+            }
+        }
+        let correction = back < announced.len() || self.rulings.iter().any(|r| r.plies >= agreed + back);
+        let first = if correction { back } else { announced.len() };
+        if correction {
+            self.withdraw(agreed + back, &story.moves[back..], out);
+        }
+        let held_move = held.and_then(|h| match h.held {
+            Held::Move(m) => Some((m, h.since)),
+            Held::Promotion(m) => Some((m, h.since)),
+            _ => None,
+        });
+        let mut recorded = Vec::new();
+        for (i, (&m, &t)) in story.moves.iter().zip(&story.times).enumerate().skip(first) {
+            let seen_made = !correction
+                && i == first
+                && held_move.is_some_and(|(hm, _)| {
+                    hm == m || (hm.from() == m.from() && hm.to() == m.to())
+                });
+            let t = match held_move {
+                Some((_, since)) if seen_made => since,
+                _ => t,
+            };
+            // Dated when it was made, as far as the events' order allows (a correction's moves
+            // come after it, now); charged to the clock when it was made.
+            self.moving_at = Some(t);
+            if correction {
+                self.record(m, true, out);
+            } else {
+                self.at(t.min(self.now), |e| e.record(m, !seen_made, out));
+            }
+            self.moving_at = None;
+            recorded.push(self.game.plies.len());
+            if self.phase == Phase::Over {
+                break;
+            }
+        }
+        self.correcting = false;
+        self.plain_run = 0;
+        if unsure && !recorded.is_empty() {
+            for &k in &recorded {
+                if let Some(p) = self.game.plies.get_mut(k - 1) {
+                    p.uncertain = p.recovered;
+                }
+            }
+            let text = self.s.phrases.words.order_uncertain.clone();
+            self.say(out, text, Priority::Info);
+        }
+        if self.phase == Phase::Over {
+            return;
+        }
+        self.turn = self.turn_after(&story);
+        // The last change belongs to the moves, unless the board did something after them.
+        if self.turn.seen.len() == self.turn.reported {
+            self.last_change = None;
+        }
+        self.report_touches(out);
+        self.evaluate(out);
+    }
+
+    /// Withdraws every ply from `plies` on and the rulings given since: back to the state at
+    /// the start of that turn; `correction` said with the announcements of `moves`, which
+    /// replace them.
+    fn withdraw(&mut self, plies: usize, moves: &[Move], out: &mut Vec<Event>) {
+        let withdrawn: Vec<String> = self.game.plies[plies.min(self.game.plies.len())..]
+            .iter()
+            .map(|p| p.san.to_string())
+            .collect();
+        let rulings: Vec<&'static str> = self
+            .rulings
+            .iter()
+            .filter(|r| r.plies >= plies)
+            .map(|r| r.kind)
+            .collect();
+        while self.game.plies.len() > plies {
+            self.game.undo();
+        }
+        let mut pos = self.game.pos.clone();
+        let says: Vec<String> = moves
+            .iter()
+            .map(|&m| {
+                let san = SanPlus::from_move_and_play_unchecked(&mut pos, m);
+                self.s.phrases.announce(&san, m)
+            })
+            .collect();
+        if let Some(c) = self.checkpoints.iter().find(|c| c.plies == plies).cloned() {
+            self.clock = c.clock;
+            self.illegal_counts = c.illegal_counts;
+            self.draw_offer = c.draw_offer;
+            self.claim_with_move = c.claim_with_move;
+            self.win_claim = c.win_claim;
+            self.warnings = c.warnings;
+        }
+        self.checkpoints.retain(|c| c.plies <= plies);
+        self.rulings.retain(|r| r.plies < plies);
+        self.phase = Phase::Moving;
+        self.alt = None;
+        self.mismatch = Mismatch::default();
+        let ply = ply_number(&self.game.pos);
+        let say = self.s.phrases.correction(&says);
+        self.last_say = Some(say.clone());
+        self.emit(
+            out,
+            EventKind::Correction {
+                ply,
+                withdrawn,
+                rulings,
+                say,
+            },
+        );
+        self.correcting = true;
+    }
+
+    /// The next turn after `story`'s moves: what the board did that they do not account for.
+    /// What it did after them is the next player's (his touches); what it did before they
+    /// were done stays in what the board was seen doing, not as touches, and when it lifted a
+    /// piece then, touches cannot be told apart: touch-move is not judged this turn.
+    fn turn_after(&self, story: &Story) -> Turn {
+        let done = story.times.last().copied().unwrap_or(self.agreed.t);
+        let before = story
+            .times
+            .len()
+            .checked_sub(2)
+            .map_or(self.agreed.t, |i| story.times[i]);
+        let unmatched = (0..self.log.len())
+            .filter(|i| story.matched.binary_search(i).is_err())
+            .map(|i| self.log[i]);
+        let (mut seen, rest): (Vec<Seen>, Vec<Seen>) = unmatched.partition(|s| s.t <= done);
+        let touch_unknown = seen
+            .iter()
+            .any(|s| s.what == Trace::Lifted && s.t > before);
+        let reported = seen.len();
+        seen.extend(rest);
+        let gap = self.turn.gap && seen.len() > reported;
+        Turn {
+            seen,
+            reported,
+            touch_unknown: touch_unknown || gap,
+            gap,
+            ..Turn::default()
+        }
+    }
+}
