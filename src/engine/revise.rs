@@ -38,7 +38,7 @@ const CORRECTION_MARGIN: u32 = 3;
 /// Stories within this much of the best are its rivals: the board does not tell them apart.
 const RIVALS: u32 = 1;
 /// Stories kept beyond the cheapest.
-const MARGIN: u32 = 6;
+const MARGIN: u32 = 3;
 /// Moves a story may have beyond the record.
 const BEYOND_RECORD: usize = 4;
 /// The most moves a story has.
@@ -93,7 +93,8 @@ impl Engine {
     fn not_borne_out(&self, story: &Story, common: usize) -> bool {
         self.rulings.iter().any(|r| {
             r.plies > self.agreed.plies + common
-                || r.placed.is_some_and(|i| story.matched.binary_search(&i).is_ok())
+                || r.placed
+                    .is_some_and(|i| story.matched.binary_search(&i).is_ok())
         })
     }
 
@@ -129,9 +130,25 @@ impl Engine {
         };
         let n = announced.len();
         if std::env::var_os("CHESSBOARDD_DEBUG_STORIES").is_some() {
-            eprintln!("t={} revise still={still} announced={announced:?} log={}", self.now, self.log.len());
+            eprintln!(
+                "t={} revise still={still} announced={announced:?} log={}",
+                self.now,
+                self.log.len()
+            );
+            for l in &self.log {
+                eprintln!(
+                    "    log {} {} {:?}{}",
+                    l.t,
+                    l.square,
+                    l.what,
+                    if l.late { " frame" } else { "" }
+                );
+            }
             for s in &found.stories {
-                eprintln!("  {} {:?} owed={:?} {:?} {:?}", s.cost, s.moves, s.owed, s.departures, s.beyond);
+                eprintln!(
+                    "  {} {:?} owed={:?} {:?} {:?}",
+                    s.cost, s.moves, s.owed, s.departures, s.beyond
+                );
             }
         }
         let keeps = |s: &Story| s.moves.starts_with(&announced) && !self.not_borne_out(s, n);
@@ -215,12 +232,14 @@ impl Engine {
         let mut back = stays;
         for r in &self.rulings {
             let withdrawn = r.plies > agreed + stays
-                || r.placed.is_some_and(|i| story.matched.binary_search(&i).is_ok());
+                || r.placed
+                    .is_some_and(|i| story.matched.binary_search(&i).is_ok());
             if withdrawn {
                 back = back.min(r.plies - agreed);
             }
         }
-        let correction = back < announced.len() || self.rulings.iter().any(|r| r.plies >= agreed + back);
+        let correction =
+            back < announced.len() || self.rulings.iter().any(|r| r.plies >= agreed + back);
         let first = if correction { back } else { announced.len() };
         if correction {
             self.withdraw(agreed + back, &story.moves[back..], out);
@@ -234,9 +253,8 @@ impl Engine {
         for (i, (&m, &t)) in story.moves.iter().zip(&story.times).enumerate().skip(first) {
             let seen_made = !correction
                 && i == first
-                && held_move.is_some_and(|(hm, _)| {
-                    hm == m || (hm.from() == m.from() && hm.to() == m.to())
-                });
+                && held_move
+                    .is_some_and(|(hm, _)| hm == m || (hm.from() == m.from() && hm.to() == m.to()));
             let t = match held_move {
                 Some((_, since)) if seen_made => since,
                 _ => t,
@@ -346,9 +364,7 @@ impl Engine {
             .filter(|i| story.matched.binary_search(i).is_err())
             .map(|i| self.log[i]);
         let (mut seen, rest): (Vec<Seen>, Vec<Seen>) = unmatched.partition(|s| s.t <= done);
-        let touch_unknown = seen
-            .iter()
-            .any(|s| s.what == Trace::Lifted && s.t > before);
+        let touch_unknown = seen.iter().any(|s| s.what == Trace::Lifted && s.t > before);
         let reported = seen.len();
         seen.extend(rest);
         let gap = self.turn.gap && seen.len() > reported;

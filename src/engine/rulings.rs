@@ -5,8 +5,8 @@ use shakmaty::attacks;
 use shakmaty::{Bitboard, Board, Chess, Color, Move, Position, Rank, Role, Square};
 
 use super::arbiter::{Engine, Phase, Ruling};
-use super::decoder::log::Trace;
 use super::clock::Pace;
+use super::decoder::log::Trace;
 use super::decoder::recognise::{footprint, king_to};
 use super::event::{EndReason, Event, EventKind, IllegalReason, Penalty, Priority, TouchRule};
 use super::game::Ending;

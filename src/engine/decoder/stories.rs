@@ -19,7 +19,8 @@
 //! The stories of one search are compared by their cost: the cheapest is what the board most
 //! likely did, and several close ones mean that the board cannot tell yet.
 
-use shakmaty::{Bitboard, Chess, Move, Position, Role, Square};
+use shakmaty::zobrist::Zobrist64;
+use shakmaty::{Bitboard, Chess, EnPassantMode, Move, Position, Role, Square};
 
 use super::log::{Seen, Trace};
 use super::physical::{piece_code, Physical};
@@ -192,24 +193,51 @@ impl Found {
 }
 
 /// Nodes a search visits at most (a few milliseconds).
-pub const BUDGET: usize = 60_000;
+pub const BUDGET: usize = 20_000;
 /// Stories kept at most.
 const KEPT: usize = 24;
 
 /// The stories that explain the log from the agreed position, cheapest first.
 pub fn search(q: &Query) -> Found {
-    let mut s = Search::new(q);
-    s.node(q.start.clone());
+    // Cheap stories first: a search bounded low ends quickly, and most boards have a cheap
+    // story; the bound rises only while none is found. The last pass keeps every story within
+    // the margin of the cheapest.
+    let mut cap = FIRST_CAP;
+    let mut nodes = 0;
+    let mut s;
+    loop {
+        s = Search::new(q, cap);
+        s.node(q.start.clone());
+        nodes += BUDGET - s.budget;
+        let best = s.found.iter().map(|st| st.cost).min();
+        match best {
+            Some(b) if b.saturating_add(q.margin) <= cap || cap >= LAST_CAP => break,
+            Some(b) => cap = b.saturating_add(q.margin),
+            None if cap >= LAST_CAP || s.budget == 0 => break,
+            None => cap = (cap * 2).min(LAST_CAP),
+        }
+    }
     s.found.sort_by_key(|st| (st.cost, st.moves.len()));
-    let best = s.found.first().map(|st| st.cost);
-    if let Some(best) = best {
+    if let Some(best) = s.found.first().map(|st| st.cost) {
         s.found.retain(|st| st.cost <= best + q.margin);
+    }
+    if std::env::var_os("CHESSBOARDD_DEBUG_NODES").is_some() {
+        eprintln!(
+            "search: {nodes} nodes, {} plies max, log {}, {} stories",
+            q.max_plies,
+            q.log.len(),
+            s.found.len()
+        );
     }
     Found {
         stories: s.found,
         complete: s.budget > 0,
     }
 }
+
+/// The bound of a search's first pass, and of its last.
+const FIRST_CAP: u32 = 8;
+const LAST_CAP: u32 = 48;
 
 /// A change a move makes on one square.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -299,12 +327,16 @@ struct Search<'a> {
     departures: Departures,
     /// The cheapest story so far.
     best: u32,
+    /// No story dearer than this is looked at in this pass.
+    cap: u32,
+    /// The states gone on with, and at what cost.
+    visited: std::collections::HashMap<u64, u32>,
     budget: usize,
     found: Vec<Story>,
 }
 
 impl<'a> Search<'a> {
-    fn new(q: &'a Query<'a>) -> Search<'a> {
+    fn new(q: &'a Query<'a>, cap: u32) -> Search<'a> {
         let mut obs = vec![Vec::new(); 64];
         let mut glitches = Vec::new();
         for (i, s) in q.log.iter().enumerate().take(u16::MAX as usize) {
@@ -330,6 +362,8 @@ impl<'a> Search<'a> {
             cost: 0,
             departures: Departures::default(),
             best: u32::MAX,
+            cap,
+            visited: std::collections::HashMap::new(),
             budget: BUDGET,
             found: Vec::new(),
         }
@@ -337,7 +371,7 @@ impl<'a> Search<'a> {
 
     /// The bound past which a story is not worth going on with.
     fn bound(&self) -> u32 {
-        self.best.saturating_add(self.q.margin)
+        self.best.saturating_add(self.q.margin).min(self.cap)
     }
 
     /// The next observation of `sq` no move accounts for yet.
@@ -353,6 +387,15 @@ impl<'a> Search<'a> {
         }
         self.budget -= 1;
         let depth = self.moves.len();
+        // The same moves in another order (of moves that do not depend on each other) reach
+        // the same state: gone on with once, at the lower cost.
+        let key = self.state_key(&pos);
+        match self.visited.get(&key) {
+            Some(&c) if c <= self.cost => return,
+            _ => {
+                self.visited.insert(key, self.cost);
+            }
+        }
         let fixed = self.q.prefix.get(depth).copied();
         if fixed.is_none() {
             self.stop_here(&pos);
@@ -404,12 +447,29 @@ impl<'a> Search<'a> {
             }
             Change::Capture(sq) => {
                 (!self.owed.contains(sq)
-                    && self
-                        .next(sq)
-                        .is_some_and(|i| log[i].what == Trace::Lifted))
+                    && self.next(sq).is_some_and(|i| log[i].what == Trace::Lifted))
                     || self.flicker(sq, floor, None).is_some()
             }
         })
+    }
+
+    /// What the rest of the search depends on: the position, how far every square's
+    /// observations are accounted for, what is owed, the flickers used, when the last move was
+    /// done.
+    fn state_key(&self, pos: &Chess) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal)
+            .0
+            .hash(&mut h);
+        self.cur.hash(&mut h);
+        self.owed.0.hash(&mut h);
+        self.owed_in_gap.0.hash(&mut h);
+        self.gap_unseen.0.hash(&mut h);
+        self.glitch_used.hash(&mut h);
+        self.ends.last().hash(&mut h);
+        self.moves.len().hash(&mut h);
+        h.finish()
     }
 
     /// A move made unseen in `gap`: every square it changes is one the report after the gap
@@ -487,7 +547,8 @@ impl<'a> Search<'a> {
                 return;
             }
             self.moves.push(m);
-            self.ends.push(step.end.unwrap_or(step.floor).max(step.floor));
+            self.ends
+                .push(step.end.unwrap_or(step.floor).max(step.floor));
             self.node(next.clone());
             self.moves.pop();
             self.ends.pop();
@@ -580,6 +641,18 @@ impl<'a> Search<'a> {
                     }
                     return;
                 }
+                // The captured piece swept off as the capturing one was set down: a flicker
+                // since the last move, before the square's next change.
+                let before = found.map(|(_, i)| log[i].t);
+                if let Some(g) = self.flicker(sq, step.floor, before) {
+                    self.glitch_used[g] = true;
+                    self.cost += cost::SWAP;
+                    self.departures.swaps += 1;
+                    let t = log[self.glitches[g]].t;
+                    self.change(next, m, ch, j + 1, step.seen(t));
+                    self.glitch_used[g] = false;
+                    self.restore(saved.clone());
+                }
                 match found {
                     Some((at, i)) if log[i].what == Trace::Lifted => {
                         let list = &self.obs[sq as usize];
@@ -608,34 +681,22 @@ impl<'a> Search<'a> {
                         self.restore(saved);
                     }
                     _ => {
-                        // Nothing seen on the square: a flicker since the last move (the
-                        // captured piece swept off as the capturing one was set down), or
-                        // nothing at all.
-                        match self.flicker(sq, step.floor, None) {
-                            Some(g) => {
-                                self.glitch_used[g] = true;
-                                self.cost += cost::SWAP;
-                                self.departures.swaps += 1;
-                                let t = log[self.glitches[g]].t;
-                                self.change(next, m, ch, j + 1, step.seen(t));
-                                self.glitch_used[g] = false;
+                        // Nothing seen on the square at all.
+                        match step.gap {
+                            Some(g) if self.unseen_fits(sq, &g) => {
+                                // Captured while nobody heard the board.
+                                if !g.changed.contains(sq) {
+                                    self.gap_unseen.add(sq);
+                                }
+                                self.cost += cost::GAP;
+                                self.departures.unseen += 1;
+                                self.change(next, m, ch, j + 1, step);
                             }
-                            None => match step.gap {
-                                Some(g) if self.unseen_fits(sq, &g) => {
-                                    // Captured while nobody heard the board.
-                                    if !g.changed.contains(sq) {
-                                        self.gap_unseen.add(sq);
-                                    }
-                                    self.cost += cost::GAP;
-                                    self.departures.unseen += 1;
-                                    self.change(next, m, ch, j + 1, step);
-                                }
-                                _ => {
-                                    self.cost += cost::VANISHED;
-                                    self.departures.vanished += 1;
-                                    self.change(next, m, ch, j + 1, step);
-                                }
-                            },
+                            _ => {
+                                self.cost += cost::VANISHED;
+                                self.departures.vanished += 1;
+                                self.change(next, m, ch, j + 1, step);
+                            }
                         }
                         self.restore(saved);
                     }
@@ -684,7 +745,10 @@ impl<'a> Search<'a> {
             }
             let pairs = rest.len() / 2;
             for p in 0..pairs {
-                let (a, b) = (&log[usize::from(rest[2 * p])], &log[usize::from(rest[2 * p + 1])]);
+                let (a, b) = (
+                    &log[usize::from(rest[2 * p])],
+                    &log[usize::from(rest[2 * p + 1])],
+                );
                 if a.what == Trace::Lifted {
                     vacated.add(sq);
                 }
@@ -964,7 +1028,7 @@ mod tests {
         phys
     }
 
-    fn seen(t: Millis, square: Square, what: Trace) -> Seen {
+    pub fn seen(t: Millis, square: Square, what: Trace) -> Seen {
         Seen {
             t,
             square,
@@ -1071,7 +1135,10 @@ mod tests {
         assert_eq!(b.owed.count(), 1);
         assert!(found.cheapest().len() >= 2);
         log.push(seen(2600, D6, Placed));
-        assert_eq!(best(&start, &log), (vec!["d6".into(), "Bc4".into()], cost::LATE));
+        assert_eq!(
+            best(&start, &log),
+            (vec!["d6".into(), "Bc4".into()], cost::LATE)
+        );
     }
 
     #[test]
@@ -1153,6 +1220,29 @@ mod tests {
         ];
         let (moves, cost) = best(&Chess::default(), &bounce);
         assert_eq!((moves, cost), (vec!["Nf3".to_string()], 0));
+    }
+
+    #[test]
+    fn a_swapped_capture_then_the_recapture_with_its_lift_seen_late() {
+        // ...Bxe3+ with the rook on e3 swept off quicker than the debounce (a flicker), then
+        // Rxe3 with the rook's lift from d3 lost and shown by the next whole-board report: the
+        // recapture's changes are the square's next ones, the capture's only the flicker.
+        let start = pos("2r5/3N3p/pb6/5kP1/5P2/3RR1P1/P2n4/6K1 b - - 2 36");
+        let log = [
+            seen(406242, B6, Glitch),
+            seen(406274, B6, Lifted),
+            seen(406481, E3, Glitch),
+            seen(407104, E3, Glitch),
+            frame(407132, D3, Lifted),
+            seen(407137, E3, Lifted),
+            seen(407407, E3, Placed),
+        ];
+        let found = find(&start, &log);
+        let b = found.best().unwrap();
+        assert_eq!(sans(&start, &b.moves), ["Bxe3", "Rxe3"]);
+        assert_eq!(b.cost, cost::SWAP);
+        assert_eq!(b.beyond, Verdict::Home);
+        assert!(found.stories.iter().skip(1).all(|s| s.cost > b.cost));
     }
 
     #[test]
