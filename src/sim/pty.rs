@@ -697,6 +697,99 @@ pub fn run(opts: &SimOptions) -> std::io::Result<SimReport> {
 mod tests {
     use super::*;
 
+    /// A DIY board with late readings, read as a host reads it: until a held-back change comes,
+    /// every line the board sends (its changes', its once-a-second ones) shows the square as it
+    /// was; the change comes 0.2 to 2.5 s late.
+    #[test]
+    fn a_diy_board_holds_a_late_change_back_in_every_line() {
+        use std::io::Read;
+        let games =
+            crate::pgn::parse(include_str!("../../tests/data/games/selfplay-400.pgn")).unwrap();
+        let dir = std::env::temp_dir().join(format!("chessboardd-pty-late-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let opts = SimOptions {
+            protocol: &crate::board::PROTOCOLS[0],
+            link: dir.join("board"),
+            start: games[0].start.clone(),
+            moves: games[0].moves[..8].to_vec(),
+            speed: 20.0,
+            glitch: false,
+            rotated: false,
+            reconnects: 0,
+            silence: None,
+            flicker: None,
+            play_on: 0,
+            seed: 3,
+            faults: Faults::LATE,
+            fault_per_mille: 300,
+        };
+        assert_eq!(opts.protocol.name, "diy");
+        let t0 = Instant::now();
+        let board = std::thread::spawn({
+            let opts = opts.clone();
+            move || run(&opts).unwrap()
+        });
+        while std::fs::symlink_metadata(&opts.link).is_err() {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let mut host = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&opts.link)
+            .unwrap();
+        std::io::Write::write_all(&mut host, b"?").unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let (mut decoder, mut buf) = (crate::board::diy::Decoder::default(), [0u8; 256]);
+            while let Ok(n) = host.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                let mut msgs = Vec::new();
+                decoder.feed(&buf[..n], &mut msgs);
+                let ms = t0.elapsed().as_millis() as u64;
+                for m in msgs {
+                    if let crate::board::diy::Message::Occupancy(occ) = m {
+                        let _ = tx.send((ms, occ));
+                    }
+                }
+            }
+        });
+        let report = board.join().unwrap();
+        let lines: Vec<(u64, u64)> = rx.try_iter().collect();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(report.moves, 8);
+        let late: Vec<_> = report.faults.late.iter().filter(|l| l.delivered).collect();
+        assert!(!late.is_empty(), "{:?}", report.faults);
+        let mut checked = 0;
+        for l in &late {
+            assert!((200..=2500).contains(&(l.due - l.at)), "{l:?}");
+            // (A margin for the board's and the host's polling.)
+            let held = lines
+                .iter()
+                .filter(|(t, _)| l.at + 30 < *t && *t + 30 < l.due);
+            for (t, occ) in held {
+                assert_eq!(occ >> (l.sq as u32) & 1 == 1, l.before, "@{t}: {l:?}");
+                checked += 1;
+            }
+            let came = lines.iter().find(|(t, _)| *t + 30 >= l.due);
+            assert!(came.is_some(), "{l:?}: nothing after it");
+        }
+        assert!(
+            checked > 0,
+            "no line while a change was held back: {lines:?}"
+        );
+        // The board as the game ends, every change seen (unless one was still held back).
+        let mut end = games[0].start.clone();
+        for m in &opts.moves {
+            end.play_unchecked(*m);
+        }
+        let last = *lines.last().unwrap();
+        if report.faults.late.iter().all(|l| l.due + 30 < last.0) {
+            assert_eq!(last.1, end.board().occupied().0);
+        }
+    }
+
     #[test]
     fn steps_end_on_the_position_after_the_move() {
         let games =
