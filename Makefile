@@ -53,15 +53,17 @@ lint:
 bench:
 	$(CARGO) bench --bench replay
 
-# The engine at people's tempo: games and moves read exactly, replies from 40 to 300 ms, with and
-# without sensor losses (the README's table).
+# The engine at people's tempo: games and moves read exactly, games with a wrong move left,
+# corrections, games recorded to the end, replies from 40 to 300 ms, with each fault model (none,
+# lost-next, lost-periodic, late, swaps, combined, pulls: the README's table). A subset:
+# ./target/release/chessboardd bench tempo --faults late,combined --tempo 40 $(GAMES)
 GAMES := $(addprefix tests/data/games/,anastasian-lewis.pgn kasparov-deep-blue-1997.pgn \
 	molinari-bordais-1979.pgn nepomniachtchi-liren-game1.pgn seed-example.pgn selfplay-400.pgn)
 bench-tempo: build
 	./target/release/chessboardd bench tempo $(GAMES)
 
 # Side by side with a position matcher (python-chess, in a virtual environment under target/):
-# what each reads, and the time of each over 200 games.
+# what each reads with each fault model at each tempo, and the time of each over 200 games.
 bench-matcher: build
 	scripts/bench-matcher.sh
 

@@ -2,8 +2,10 @@
 # chessboardd side by side with a position matcher of the kind most Raspberry Pi chess boards run
 # (scripts/matcher.py, python-chess), on the same replay scripts of games played at people's
 # tempo (`chessboardd bench script`):
-#   1. what each reads of the 410 games of tests/data/games at each tempo, without and with
-#      sensor losses (fails when the matcher reads a move chessboardd does not);
+#   1. what each reads of the 410 games of tests/data/games at each tempo, with each fault model
+#      (none, lost-next, lost-periodic, late, swaps, combined, pulls: `chessboardd bench script
+#      --faults`; FAULTS="late combined" runs only those); fails when, on a game, the matcher
+#      reads a move chessboardd does not or chessboardd leaves more wrong moves in its record;
 #   2. how long each takes over 200 games, and the ratio: games a matcher can follow (lifts and
 #      placements only), and games with every quirk of the boards (where it loses its place).
 # python-chess goes into a virtual environment under target/, never into the system's Python.
@@ -26,15 +28,20 @@ mkdir -p "$dir"
 games=(tests/data/games/{anastasian-lewis,kasparov-deep-blue-1997,molinari-bordais-1979,nepomniachtchi-liren-game1,seed-example,selfplay-400}.pgn)
 
 status=0
-echo "== What each reads (scripts/matcher.py), the 410 games at each tempo"
-for reply in 40 80 120 200 300; do
-    for losses in "" --losses; do
-        s="$dir/reply-$reply${losses:+-losses}.script"
-        "$bin" bench script --reply-ms "$reply" $losses "${games[@]}" > "$s"
+models=${FAULTS:-none lost-next lost-periodic late swaps combined pulls}
+echo "== What each reads (scripts/matcher.py), the 410 games at each tempo, with each fault model"
+for faults in $models; do
+    for reply in 40 80 120 200 300; do
+        s="$dir/reply-$reply-$faults.script"
+        "$bin" bench script --reply-ms "$reply" --faults "$faults" "${games[@]}" > "$s"
         "$bin" replay "$s" > "$s.events"
         "$py" scripts/matcher.py "$s" > "$s.matcher"
-        printf 'replies from %3s ms%-16s ' "$reply" "${losses:+, sensor losses}"
-        python3 scripts/compare-readers.py "$s" "$s.events" "$s.matcher" || status=1
+        printf '%-13s replies from %3s ms: ' "$faults," "$reply"
+        python3 scripts/compare-readers.py "$s" "$s.events" "$s.matcher" > "$s.compare" || status=1
+        head -n 1 "$s.compare"
+        if [ "$(wc -l < "$s.compare")" -gt 1 ]; then
+            echo "  $(($(wc -l < "$s.compare") - 1)) games where chessboardd did worse (in $s.compare)"
+        fi
     done
 done
 

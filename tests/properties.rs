@@ -18,7 +18,7 @@ use chessboardd::engine::game::{fen_of, ply_number};
 use chessboardd::engine::rules::{Mode, FIDE_1997, FIDE_2005, FIDE_2023};
 use chessboardd::engine::{Button, Engine, Event, EventKind, Millis, Reading, Settings};
 use chessboardd::pgn::{self, PgnGame};
-use chessboardd::sim::{self, Gestures, SimInput, Tempo};
+use chessboardd::sim::{self, Faults, Gestures, SimInput, Tempo};
 use proptest::prelude::*;
 use proptest::sample::Index;
 use proptest::strategy::Union;
@@ -585,8 +585,11 @@ fn gestures(losses: bool) -> impl Strategy<Value = Gestures> {
                 bounce,
                 quirks,
                 tempo,
-                losses: losses && lose,
-                pulls: false,
+                faults: if losses && lose {
+                    Faults::LOSSES
+                } else {
+                    Faults::NONE
+                },
             },
         )
 }

@@ -1,9 +1,10 @@
 //! The engine at people's tempo: every game of tests/data/games played on the simulated board
 //! with the opponent answering 40 to 700 ms after the mover's release (from 80, 120, 200 and
 //! 300 ms too), steps 60 to 900 ms apart, every physical order, contact bounce, sensor quirks
-//! and whole-board frames; then the same with sensor losses (a reading lost now and then, seen
-//! again in the board's next whole-board report; captured pieces swept off quicker than the
-//! debounce time).
+//! and whole-board frames; then the same with each fault model of `sim::Faults`: sensor losses
+//! (a reading lost now and then, seen again in the board's next whole-board report; captured
+//! pieces swept off quicker than the debounce time), readings lost and seen in a periodic frame,
+//! late readings, pulled cables, and some together.
 //!
 //! Side by side with a position matcher of the kind most Raspberry Pi boards run (after every
 //! settled change, the board is compared with the position after each legal move): on every
@@ -55,6 +56,36 @@ fn every_move_of_every_game_is_read_at_every_tempo() {
             "replies from {} ms: {row:?}",
             row.min_reply_ms
         );
+        assert_eq!(row.games_wrong_left, 0, "{row:?}");
+    }
+}
+
+#[test]
+fn every_fault_model_is_measured_at_every_tempo() {
+    // Floors a little under what the engine read when the models were written, before it
+    // revised its reading on late readings (`chessboardd bench tempo`, games exactly / moves
+    // exactly / games recorded to the end, at the worst tempo): lost-next 404 / 98.95% / 405,
+    // swaps 405 / 99.42% / 405, lost-periodic 312 / 85.21% / 323, late 195 / 64.05% / 208,
+    // combined 163 / 59.59% / 172 (of 410 games).
+    for (faults, games_pct, moves_pct, end_pct) in [
+        (Faults::LOST_NEXT, 97, 98, 97),
+        (Faults::SWAPS, 97, 99, 97),
+        (Faults::LOST_PERIODIC, 72, 82, 75),
+        (Faults::LATE, 44, 60, 47),
+        (Faults::COMBINED, 37, 56, 39),
+    ] {
+        let rows = sim::tempo_table(&Settings::default(), games(), &MIN_REPLIES_MS, faults);
+        assert_eq!(rows.len(), MIN_REPLIES_MS.len());
+        for row in rows {
+            let why = format!("{faults}, replies from {} ms: {row:?}", row.min_reply_ms);
+            assert_eq!(row.faults, faults);
+            assert_eq!((row.games, row.moves), (410, 45738), "{why}");
+            assert!(row.games_exact <= row.games_to_the_end, "{why}");
+            assert!(row.games_exact + row.games_wrong_left <= row.games, "{why}");
+            assert!(row.games_exact * 100 >= row.games * games_pct, "{why}");
+            assert!(row.moves_exact * 100 >= row.moves * moves_pct, "{why}");
+            assert!(row.games_to_the_end * 100 >= row.games * end_pct, "{why}");
+        }
     }
 }
 

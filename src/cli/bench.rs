@@ -24,9 +24,12 @@ pub struct BenchArgs {
 
 #[derive(clap::Subcommand)]
 pub enum BenchCommand {
-    /// How many games and moves the engine reads exactly when people play quickly: each game
-    /// played on the simulated board with the opponent answering 40, 80, 120, 200 and 300 ms
-    /// after the release at the quickest, without and with sensor losses (a Markdown table)
+    /// How well the engine reads games when people play quickly: each game played on the
+    /// simulated board with the opponent answering 40, 80, 120, 200 and 300 ms after the
+    /// release at the quickest, with each fault model (none, lost-next, lost-periodic, late,
+    /// swaps, combined, pulls): games and moves read exactly, games with a wrong move left,
+    /// corrections, games recorded to the end (a Markdown table; the time taken on standard
+    /// error)
     Tempo(TempoArgs),
     /// Write a replay script of games played at people's tempo to standard output (each game
     /// after a comment with its moves), for comparing readers of a board
@@ -42,6 +45,15 @@ pub enum BenchCommand {
 
 #[derive(clap::Args)]
 pub struct TempoArgs {
+    /// Only these fault models, in this order (a comma-separated list; a model may combine
+    /// several with +, e.g. none,late,late+swaps; names: none, lost-next, lost-periodic, late,
+    /// swaps, pulls, combined (lost-periodic+late+swaps), losses (lost-next+swaps))
+    #[arg(long, value_name = "LIST")]
+    pub faults: Option<String>,
+    /// Only these minimum reply times, in ms (a comma-separated list; by default 40, 80, 120,
+    /// 200 and 300)
+    #[arg(long, value_name = "MS", value_delimiter = ',')]
+    pub tempo: Vec<u64>,
     /// The games (PGN files, every game of each)
     #[arg(required = true, value_name = "GAMES.pgn")]
     pub pgn: Vec<PathBuf>,
@@ -53,10 +65,12 @@ pub struct ScriptArgs {
     /// quickest (ms); at the slowest 700 ms
     #[arg(long, default_value_t = 40, value_name = "MS")]
     pub reply_ms: u64,
-    /// Lose 1% of the readings (seen again in the board's next whole-board report) and
-    /// sweep 5% of the captured pieces off quicker than the debounce time
-    #[arg(long)]
-    pub losses: bool,
+    /// The fault models the games are played with, all at once (names as `bench tempo
+    /// --faults`, joined by + or commas: lost-next, lost-periodic, late, swaps, pulls,
+    /// combined, losses, none; a pulled cable's link changes are comments in the script)
+    #[arg(long, value_name = "LIST", default_value = "none",
+          value_parser = |s: &str| s.parse::<sim::Faults>())]
+    pub faults: sim::Faults,
     /// No sensor quirks: no whole-board frames, no slides over squares, never the new
     /// square before the old (for readers that follow only lifts and placements)
     #[arg(long)]
@@ -142,49 +156,53 @@ fn games_of(files: &[PathBuf]) -> Result<Vec<(Chess, Vec<shakmaty::Move>)>, Fail
 const MIN_REPLIES_MS: [u64; 5] = [40, 80, 120, 200, 300];
 
 fn tempo(args: TempoArgs) -> Result<(), Fail> {
+    let models = match &args.faults {
+        None => sim::Faults::TABLE.to_vec(),
+        Some(list) => list
+            .split(',')
+            .map(|m| m.parse::<sim::Faults>())
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| Fail(EXIT_CONFIG, format!("--faults: {e}")))?,
+    };
+    let tempos = if args.tempo.is_empty() {
+        MIN_REPLIES_MS.to_vec()
+    } else {
+        args.tempo.clone()
+    };
     let games = games_of(&args.pgn)?;
     let settings = chessboardd::engine::Settings::default();
     let started = std::time::Instant::now();
-    let clean = sim::tempo_table(&settings, &games, &MIN_REPLIES_MS, sim::Faults::NONE);
-    let lossy = sim::tempo_table(&settings, &games, &MIN_REPLIES_MS, sim::Faults::LOSSES);
-    let pulled = sim::tempo_table(&settings, &games, &MIN_REPLIES_MS, sim::Faults::PULLS);
     let pct = |a: usize, b: usize| 100.0 * a as f64 / b.max(1) as f64;
     println!(
-        "| reply from | games read exactly | moves read exactly \
-         | with losses: games | moves | games recorded to the end \
-         | with pulled cables: games | moves | games recorded to the end |"
+        "| faults | reply from | games read exactly | moves read exactly \
+         | games with a wrong move left | corrections (per 10 games) | games recorded to the end |"
     );
-    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
-    for ((c, l), p) in clean.iter().zip(&lossy).zip(&pulled) {
-        println!(
-            "| {} ms | {}/{} | {}/{} ({:.2}%) | {}/{} | {}/{} ({:.2}%) | {}/{} \
-             | {}/{} | {}/{} ({:.2}%) | {}/{} |",
-            c.min_reply_ms,
-            c.games_exact,
-            c.games,
-            c.moves_exact,
-            c.moves,
-            pct(c.moves_exact, c.moves),
-            l.games_exact,
-            l.games,
-            l.moves_exact,
-            l.moves,
-            pct(l.moves_exact, l.moves),
-            l.games_to_the_end,
-            l.games,
-            p.games_exact,
-            p.games,
-            p.moves_exact,
-            p.moves,
-            pct(p.moves_exact, p.moves),
-            p.games_to_the_end,
-            p.games,
-        );
+    println!("| --- | --- | --- | --- | --- | --- | --- |");
+    for faults in &models {
+        for row in sim::tempo_table(&settings, &games, &tempos, *faults) {
+            println!(
+                "| {} | {} ms | {}/{} | {}/{} ({:.2}%) | {}/{} | {} ({:.1}) | {}/{} |",
+                row.faults,
+                row.min_reply_ms,
+                row.games_exact,
+                row.games,
+                row.moves_exact,
+                row.moves,
+                pct(row.moves_exact, row.moves),
+                row.games_wrong_left,
+                row.games,
+                row.corrections,
+                10.0 * row.corrections as f64 / row.games.max(1) as f64,
+                row.games_to_the_end,
+                row.games,
+            );
+        }
     }
     eprintln!(
-        "{} games, each at {} tempos, three times, in {:.1} s",
+        "{} games, each at {} tempos with {} fault models, in {:.1} s",
         games.len(),
-        MIN_REPLIES_MS.len(),
+        tempos.len(),
+        models.len(),
         started.elapsed().as_secs_f64()
     );
     Ok(())
@@ -193,7 +211,7 @@ fn tempo(args: TempoArgs) -> Result<(), Fail> {
 fn script(args: ScriptArgs) -> Result<(), Fail> {
     let ScriptArgs {
         reply_ms,
-        losses,
+        faults,
         plain,
         games: limit,
         pgn: files,
@@ -204,14 +222,7 @@ fn script(args: ScriptArgs) -> Result<(), Fail> {
     }
     let script = sim::games_script(&games, |i| Gestures {
         quirks: !plain,
-        ..sim::people(
-            i,
-            reply_ms,
-            sim::Faults {
-                losses,
-                pulls: false,
-            },
-        )
+        ..sim::people(i, reply_ms, faults)
     });
     std::io::stdout()
         .lock()

@@ -49,6 +49,19 @@ pub struct SimulateArgs {
     /// more moves before they wait for it
     #[arg(long, value_name = "MOVES", default_value_t = 0)]
     pub play_on: u32,
+    /// (DIY) What goes wrong between the sensors and the host, a list of fault models:
+    /// lost-next and lost-periodic (a report lost now and then; the board's next report, a
+    /// change's or its once-a-second one, shows it), late (a square's change reported 0.2 to
+    /// 2.5 s late, never when the square changed again meanwhile), swaps (captured pieces
+    /// swept off quicker than the debounce time), combined (lost-periodic,late,swaps), losses
+    /// (lost-next,swaps), none
+    #[arg(long, value_name = "LIST", default_value = "none",
+          value_parser = |s: &str| s.parse::<chessboardd::sim::Faults>())]
+    pub faults: chessboardd::sim::Faults,
+    /// How often --faults' losses and late reports strike, in thousandths of the reports
+    #[arg(long, value_name = "PER_MILLE", default_value_t = chessboardd::sim::FAULT_PER_MILLE,
+          value_parser = clap::value_parser!(u64).range(0..=1000))]
+    pub fault_rate: u64,
 }
 
 pub fn run(f: SimulateArgs) -> Result<(), Fail> {
@@ -69,6 +82,8 @@ pub fn run(f: SimulateArgs) -> Result<(), Fail> {
         })
         .transpose()
         .map_err(|e| Fail(EXIT_CONFIG, format!("--flicker: {e}")))?;
+    simulate::check_faults(protocol, f.faults)
+        .map_err(|e| Fail(EXIT_CONFIG, format!("--faults: {e}")))?;
     if flicker.is_some() && !protocol.flickers {
         return Err(Fail(
             EXIT_CONFIG,
@@ -99,6 +114,8 @@ pub fn run(f: SimulateArgs) -> Result<(), Fail> {
         flicker,
         play_on: f.play_on,
         seed: 7,
+        faults: f.faults,
+        fault_per_mille: f.fault_rate,
     };
     eprintln!(
         "chessboardd simulate: a {protocol:?} board at {}",
@@ -115,5 +132,17 @@ pub fn run(f: SimulateArgs) -> Result<(), Fail> {
         report.silences,
         report.flickers
     );
+    if f.faults != chessboardd::sim::Faults::NONE {
+        let t = &report.faults;
+        eprintln!(
+            "chessboardd simulate: faults {}: {} reports lost, {} late ({} dropped, their square \
+             changed again), {} periodic frames",
+            f.faults,
+            t.lost.len(),
+            t.late.len(),
+            t.late.iter().filter(|l| !l.delivered).count(),
+            t.frames.len()
+        );
+    }
     Ok(())
 }

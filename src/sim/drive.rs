@@ -4,9 +4,10 @@
 
 use shakmaty::{Chess, Move};
 
+use super::faults::Faults;
 use super::sensors::{game_inputs, Gestures, SimInput, Tempo};
 use crate::engine::table::Table;
-use crate::engine::{Engine, Event, Millis, Settings};
+use crate::engine::{Engine, Event, EventKind, Millis, Settings};
 
 /// One timed input to the engines of a game.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -85,9 +86,14 @@ pub struct Read {
     /// The record has as many moves as the game (right or not): the reader never lost its
     /// place for good.
     pub to_the_end: bool,
+    /// The final record has a wrong move: it is not a beginning of the game (a move differs
+    /// from the game's at its ply, or there are moves past the game's end).
+    pub wrong_left: bool,
+    /// The `correction` events the engine sent while reading it.
+    pub corrections: usize,
 }
 
-/// Compares a record with the game that was played.
+/// Compares a record with the game that was played (no corrections counted).
 pub fn compare(played: &[Move], recorded: &[Move]) -> Read {
     let moves_exact = played
         .iter()
@@ -99,51 +105,41 @@ pub fn compare(played: &[Move], recorded: &[Move]) -> Read {
         moves_exact,
         exact: played == recorded,
         to_the_end: recorded.len() >= played.len(),
+        wrong_left: !played.starts_with(recorded),
+        corrections: 0,
     }
 }
 
 /// Plays a game on the simulated board with `gestures` and says how well the engine read it.
 pub fn read_game(settings: &Settings, start: &Chess, moves: &[Move], gestures: &Gestures) -> Read {
     let inputs = game_inputs(start, moves, gestures, 1000);
-    let (engine, _) = run(settings.clone(), start, &inputs, 10_000);
+    let (engine, events) = run(settings.clone(), start, &inputs, 10_000);
     let recorded: Vec<Move> = engine.game().plies.iter().map(|p| p.m).collect();
-    compare(moves, &recorded)
+    Read {
+        corrections: events
+            .iter()
+            .filter(|e| matches!(e.kind, EventKind::Correction { .. }))
+            .count(),
+        ..compare(moves, &recorded)
+    }
 }
 
-/// How well the engine reads games at people's tempo, for one minimum reply time.
+/// How well the engine reads games at people's tempo, for one fault model and one minimum
+/// reply time.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct TempoRow {
+    pub faults: Faults,
     pub min_reply_ms: Millis,
     pub games: usize,
     pub games_exact: usize,
     /// Games recorded to their end, every move right or not (none stalled).
     pub games_to_the_end: usize,
+    /// Games whose final record has a wrong move ([`Read::wrong_left`]).
+    pub games_wrong_left: usize,
+    /// `correction` events over all the games.
+    pub corrections: usize,
     pub moves: usize,
     pub moves_exact: usize,
-}
-
-/// What goes wrong between the board and the engine, besides people's quirks.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-pub struct Faults {
-    /// Sensor readings lost now and then (see [`Gestures::losses`]).
-    pub losses: bool,
-    /// Cables pulled while the players go on (see [`Gestures::pulls`]).
-    pub pulls: bool,
-}
-
-impl Faults {
-    pub const NONE: Faults = Faults {
-        losses: false,
-        pulls: false,
-    };
-    pub const LOSSES: Faults = Faults {
-        losses: true,
-        pulls: false,
-    };
-    pub const PULLS: Faults = Faults {
-        losses: false,
-        pulls: true,
-    };
 }
 
 /// The gestures of game number `i` at people's tempo: every physical order, bounce and sensor
@@ -155,13 +151,12 @@ pub fn people(i: usize, min_reply_ms: Millis, faults: Faults) -> Gestures {
         bounce: true,
         quirks: true,
         tempo: Some(Tempo::people(min_reply_ms)),
-        losses: faults.losses,
-        pulls: faults.pulls,
+        faults,
     }
 }
 
-/// Plays every game at people's tempo with each minimum reply time, and counts what the engine
-/// read exactly (the README's table).
+/// Plays every game at people's tempo with each minimum reply time and the fault models
+/// `faults`, and counts what the engine read (the README's table).
 pub fn tempo_table(
     settings: &Settings,
     games: &[(Chess, Vec<Move>)],
@@ -172,6 +167,7 @@ pub fn tempo_table(
         .iter()
         .map(|&min| {
             let mut row = TempoRow {
+                faults,
                 min_reply_ms: min,
                 ..TempoRow::default()
             };
@@ -180,6 +176,8 @@ pub fn tempo_table(
                 row.games += 1;
                 row.games_exact += usize::from(read.exact);
                 row.games_to_the_end += usize::from(read.to_the_end);
+                row.games_wrong_left += usize::from(read.wrong_left);
+                row.corrections += read.corrections;
                 row.moves += read.moves;
                 row.moves_exact += read.moves_exact;
             }

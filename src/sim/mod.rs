@@ -4,7 +4,9 @@
 //! - [`gestures`]: the choreography, how people move their pieces (every order and quirk,
 //!   written once, with the pieces' identities);
 //! - [`sensors`]: it rendered as timed sensor readings for the in-process board (with contact
-//!   bounce, lost readings and pulled cables);
+//!   bounce and every fault model);
+//! - [`faults`]: the fault models (lost, late and swapped readings, pulled cables) and the
+//!   layer between the sensors and the host that both renderers use;
 //! - [`pty`]: it rendered as a serial board's protocol bytes on a pseudo-terminal (the board
 //!   side of each protocol is in its own module, `crate::board::diy` and the others);
 //! - [`live`]: a serial board on a pseudo-terminal whose moves are decided as the game goes
@@ -12,17 +14,18 @@
 //! - [`drive`]: the one loop that drives the engines over timed inputs in simulated time.
 
 pub mod drive;
+pub mod faults;
 pub mod gestures;
 pub mod live;
 pub mod pty;
 pub mod sensors;
 
-pub use drive::{
-    compare, drive, people, read_game, run, tempo_table, Faults, Read, Step, TempoRow,
-};
+pub use drive::{compare, drive, people, read_game, run, tempo_table, Read, Step, TempoRow};
+pub use faults::{Faults, FAULT_PER_MILLE, FRAME_EVERY_MS, LATE_MS};
 pub use sensors::{
-    game_inputs, games_script, write_script, Gestures, SimInput, Tempo, LOST_READING_PER_MILLE,
-    PULL_MS, PULL_PERCENT, REPORT_AFTER_LINK_MS, REPORT_AFTER_LOSS_MS, SHORT_VICTIM_LIFT_PERCENT,
+    game_inputs, game_trace, games_script, write_script, Gestures, SimInput, Tempo,
+    LOST_READING_PER_MILLE, PULL_MS, PULL_PERCENT, REPORT_AFTER_LINK_MS, REPORT_AFTER_LOSS_MS,
+    SHORT_VICTIM_LIFT_PERCENT,
 };
 
 /// A small deterministic generator (SplitMix64): no dependency, same sequence everywhere.

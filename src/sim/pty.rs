@@ -6,7 +6,9 @@
 //! DGT board reports squares in scan order, so a moved piece may show on its new square before
 //! its old one is empty). It can be told to glitch (garbage bytes, corrupted frames), to drop the
 //! link and come back, to go silent for a while with its port open (a hung board), and (DGT) to
-//! report one square over and over (a flickering sensor). Its players only play to a host: when
+//! report one square over and over (a flickering sensor), and (DIY) to lose, hold back and swap
+//! readings as the fault models say ([`Faults`], through the same [`Channel`] as the in-process
+//! board). Its players only play to a host: when
 //! the host closes the port or dies, they finish the move in hand and wait until a host has
 //! opened the port again and sent its start-up commands.
 
@@ -18,6 +20,7 @@ use std::time::{Duration, Instant};
 use serialport::{SerialPort, TTYPort};
 use shakmaty::{Board, Chess, Move, Piece, Position, Role, Square};
 
+use super::faults::{Channel, Due, Faults, Trace};
 use super::gestures::{self, Hands, Manner};
 use super::Rng;
 use crate::board::{BoardProtocol, Device};
@@ -47,6 +50,34 @@ pub struct SimOptions {
     /// more moves before they wait for it (they cannot tell that nobody listens).
     pub play_on: u32,
     pub seed: u64,
+    /// What goes wrong between the sensors and the host (DIY boards; see [`check_faults`]):
+    /// `lost-next` and `lost-periodic` lose a report now and then (every report of a DIY board
+    /// is its whole board, so the next one shows the loss: a change's or the once-a-second
+    /// one, which in `lost-periodic` comes at a phase of its own), `late` holds a square's change
+    /// back 0.2 to 2.5 s (real time, whatever the speed; every report meanwhile shows the square
+    /// as it was), `swaps` sweeps captured pieces off quicker than the debounce time.
+    pub faults: Faults,
+    /// How often `lost-*` and `late` strike, in thousandths of the reports.
+    pub fault_per_mille: u64,
+}
+
+/// Whether a board of `protocol` can be given `faults` (`simulate --faults`): the fault models
+/// of a DIY board (whose every report is its whole board); cables are pulled with
+/// `--reconnects`.
+pub fn check_faults(protocol: &BoardProtocol, faults: Faults) -> Result<(), String> {
+    if faults == Faults::NONE {
+        return Ok(());
+    }
+    if protocol.name != "diy" {
+        return Err(format!(
+            "fault models are simulated on DIY boards only (--protocol diy), not {}",
+            protocol.name
+        ));
+    }
+    if faults.pulls {
+        return Err("pulls: pull the cable with --reconnects N".into());
+    }
+    Ok(())
 }
 
 /// How long after the move that precedes it a silence begins: time for the host to read that
@@ -166,10 +197,11 @@ impl Hands for Steps<'_> {
 /// How the simulated players move on a board of `protocol`: captures in either order; a board
 /// that scans square by square may see a moved piece on its new square before its old one is
 /// empty; on a board with buttons, a queen is chosen by its button too.
-fn manner(protocol: &BoardProtocol) -> Manner {
+fn manner(protocol: &BoardProtocol, faults: Faults) -> Manner {
     Manner {
         vary_captures: true,
         scan_order: protocol.scan_order,
+        sweeps: faults.swaps,
         ..Manner::default()
     }
 }
@@ -183,7 +215,12 @@ fn plan(opts: &SimOptions, rng: &mut Rng) -> Vec<(usize, Step)> {
         move_no: 0,
         buttons: (opts.protocol.device)(false).button(Role::Queen).is_some(),
     };
-    gestures::game(&mut steps, &opts.start, &opts.moves, &manner(opts.protocol));
+    gestures::game(
+        &mut steps,
+        &opts.start,
+        &opts.moves,
+        &manner(opts.protocol, opts.faults),
+    );
     steps.out
 }
 
@@ -321,10 +358,17 @@ pub struct SimReport {
     pub silences: u32,
     /// Reports of the flickering square (`--flicker`).
     pub flickers: u64,
+    /// What the fault layer did (`--faults`): the late readings, the lost reports, the
+    /// periodic frames.
+    pub faults: Trace,
 }
 
 struct SimBoard {
+    /// The board as it is.
     board: Board,
+    /// The board as its reports show it: `board`, but for the squares whose change is held
+    /// back (`late`).
+    shown: Board,
     /// The board side of its protocol.
     device: Box<dyn Device>,
 }
@@ -332,6 +376,7 @@ struct SimBoard {
 impl SimBoard {
     fn new(protocol: &BoardProtocol, rotated: bool, board: Board) -> SimBoard {
         SimBoard {
+            shown: board.clone(),
             board,
             device: (protocol.device)(rotated),
         }
@@ -342,14 +387,22 @@ impl SimBoard {
     }
 
     fn answer(&mut self, bytes: &[u8], out: &mut Vec<u8>) {
-        self.device.answer(bytes, &self.board, out);
+        self.device.answer(bytes, &self.shown, out);
+    }
+
+    /// The board's reports show `sq` as it is.
+    fn show(&mut self, sq: Square) {
+        match self.board.piece_at(sq) {
+            Some(p) => self.shown.set_piece_at(sq, p),
+            None => self.shown.discard_piece_at(sq),
+        }
     }
 
     /// What the board sends when these squares changed.
     fn report(&self, changes: &[(Square, Option<Piece>)]) -> Vec<u8> {
         let mut out = Vec::new();
         for (sq, _) in changes {
-            let bytes = self.device.report(&self.board, *sq);
+            let bytes = self.device.report(&self.shown, *sq);
             // A board that reports its whole board sends it once.
             if !out.ends_with(&bytes) {
                 out.extend(bytes);
@@ -390,6 +443,14 @@ pub fn run(opts: &SimOptions) -> std::io::Result<SimReport> {
     let mut link = open_link(&opts.link)?;
     let mut b = SimBoard::new(opts.protocol, opts.rotated, opts.start.board().clone());
     let mut report = SimReport::default();
+    // The fault layer, in ms of real time since the start (a sensor's delays are its own, not
+    // the players' speed).
+    let started = Instant::now();
+    let ms = |t: Instant| t.duration_since(started).as_millis() as u64;
+    let mut chan = (opts.faults != Faults::NONE)
+        .then(|| Channel::new(opts.faults, opts.seed, 0, opts.fault_per_mille));
+    // In `lost-periodic` the channel's frames are the board's once-a-second reports.
+    let own_heartbeat = !opts.faults.lost_periodic;
     // Speed shortens the players' thinking; the hands still take their time, so that a board's
     // debounce and settle see each step (60 ms at least, 500 ms between moves).
     let scale = |ms: u64| Duration::from_secs_f64(ms as f64 / 1000.0 / opts.speed.max(0.01));
@@ -500,8 +561,31 @@ pub fn run(opts: &SimOptions) -> std::io::Result<SimReport> {
                     None => b.board.discard_piece_at(*sq),
                 }
             }
+            // What the fault layer makes of the changes: a report lost, or a square's change
+            // held back (the board shows the square as it was until then).
+            let (mut lost, mut held) = (false, false);
+            if let Some(ch) = chan.as_mut() {
+                let t = ms(now);
+                for (sq, _) in &s.changes {
+                    ch.changed(*sq);
+                }
+                if !s.changes.is_empty() && b.connected() && !quiet {
+                    lost = ch.lose_any(t);
+                    if let [(sq, piece)] = s.changes[..] {
+                        let before = b.shown.piece_at(sq).is_some();
+                        held = !lost && ch.delay(t, sq, piece.is_some(), before);
+                    }
+                }
+            }
+            if !held {
+                for (sq, _) in &s.changes {
+                    b.show(*sq);
+                }
+            }
             if b.connected() && !quiet {
-                out.extend(b.report(&s.changes));
+                if !lost && !held {
+                    out.extend(b.report(&s.changes));
+                }
                 if let Some(role) = s.button {
                     out.extend(b.device.button(role).unwrap_or_default());
                 }
@@ -546,9 +630,29 @@ pub fn run(opts: &SimOptions) -> std::io::Result<SimReport> {
             out.extend(garbage(&mut rng, b.device.as_ref()));
             report.glitches += 1;
         }
+        // The late readings and periodic frames now due (heard only by a host).
+        if let Some(ch) = chan.as_mut() {
+            while let Some((_, due)) = ch.next_due(ms(now)) {
+                let heard = b.connected() && !quiet;
+                match due {
+                    Due::Late(sq, _) => {
+                        b.show(sq);
+                        if heard {
+                            out.extend(b.report(&[(sq, b.board.piece_at(sq))]));
+                        }
+                    }
+                    Due::Frame if heard => {
+                        if let Some((_, bytes)) = b.device.heartbeat(&b.shown) {
+                            out.extend(bytes);
+                        }
+                    }
+                    Due::Frame => {}
+                }
+            }
+        }
         // What the board sends unasked: a heartbeat, a status on every scan.
-        if b.connected() && !quiet {
-            if let Some((every, bytes)) = b.device.heartbeat(&b.board) {
+        if b.connected() && !quiet && own_heartbeat {
+            if let Some((every, bytes)) = b.device.heartbeat(&b.shown) {
                 if now.duration_since(heartbeat) >= every {
                     heartbeat = now;
                     out.extend(bytes);
@@ -559,7 +663,7 @@ pub fn run(opts: &SimOptions) -> std::io::Result<SimReport> {
         if let (Some(sq), true) = (opts.flicker, opts.protocol.flickers) {
             if b.connected() && !quiet && now.duration_since(flickered) >= FLICKER_EVERY {
                 flickered = now;
-                out.extend(b.device.report(&b.board, sq));
+                out.extend(b.device.report(&b.shown, sq));
                 report.flickers += 1;
             }
         }
@@ -583,12 +687,108 @@ pub fn run(opts: &SimOptions) -> std::io::Result<SimReport> {
         let _ = std::fs::remove_file(&opts.link);
     }
     report.leds = b.device.leds();
+    if let Some(ch) = chan {
+        report.faults = ch.trace;
+    }
     Ok(report)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A DIY board with late readings, read as a host reads it: until a held-back change comes,
+    /// every line the board sends (its changes', its once-a-second ones) shows the square as it
+    /// was; the change comes 0.2 to 2.5 s late.
+    #[test]
+    fn a_diy_board_holds_a_late_change_back_in_every_line() {
+        use std::io::Read;
+        let games =
+            crate::pgn::parse(include_str!("../../tests/data/games/selfplay-400.pgn")).unwrap();
+        let dir = std::env::temp_dir().join(format!("chessboardd-pty-late-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let opts = SimOptions {
+            protocol: &crate::board::PROTOCOLS[0],
+            link: dir.join("board"),
+            start: games[0].start.clone(),
+            moves: games[0].moves[..8].to_vec(),
+            speed: 20.0,
+            glitch: false,
+            rotated: false,
+            reconnects: 0,
+            silence: None,
+            flicker: None,
+            play_on: 0,
+            seed: 3,
+            faults: Faults::LATE,
+            fault_per_mille: 300,
+        };
+        assert_eq!(opts.protocol.name, "diy");
+        let t0 = Instant::now();
+        let board = std::thread::spawn({
+            let opts = opts.clone();
+            move || run(&opts).unwrap()
+        });
+        while std::fs::symlink_metadata(&opts.link).is_err() {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let mut host = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&opts.link)
+            .unwrap();
+        std::io::Write::write_all(&mut host, b"?").unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let (mut decoder, mut buf) = (crate::board::diy::Decoder::default(), [0u8; 256]);
+            while let Ok(n) = host.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                let mut msgs = Vec::new();
+                decoder.feed(&buf[..n], &mut msgs);
+                let ms = t0.elapsed().as_millis() as u64;
+                for m in msgs {
+                    if let crate::board::diy::Message::Occupancy(occ) = m {
+                        let _ = tx.send((ms, occ));
+                    }
+                }
+            }
+        });
+        let report = board.join().unwrap();
+        let lines: Vec<(u64, u64)> = rx.try_iter().collect();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(report.moves, 8);
+        let late: Vec<_> = report.faults.late.iter().filter(|l| l.delivered).collect();
+        assert!(!late.is_empty(), "{:?}", report.faults);
+        let mut checked = 0;
+        for l in &late {
+            assert!((200..=2500).contains(&(l.due - l.at)), "{l:?}");
+            // (A margin for the board's and the host's polling.)
+            let held = lines
+                .iter()
+                .filter(|(t, _)| l.at + 30 < *t && *t + 30 < l.due);
+            for (t, occ) in held {
+                assert_eq!(occ >> (l.sq as u32) & 1 == 1, l.before, "@{t}: {l:?}");
+                checked += 1;
+            }
+            let came = lines.iter().find(|(t, _)| *t + 30 >= l.due);
+            assert!(came.is_some(), "{l:?}: nothing after it");
+        }
+        assert!(
+            checked > 0,
+            "no line while a change was held back: {lines:?}"
+        );
+        // The board as the game ends, every change seen (unless one was still held back).
+        let mut end = games[0].start.clone();
+        for m in &opts.moves {
+            end.play_unchecked(*m);
+        }
+        let last = *lines.last().unwrap();
+        if report.faults.late.iter().all(|l| l.due + 30 < last.0) {
+            assert_eq!(last.1, end.board().occupied().0);
+        }
+    }
 
     #[test]
     fn steps_end_on_the_position_after_the_move() {
@@ -609,6 +809,8 @@ mod tests {
                     flicker: None,
                     play_on: 0,
                     seed: seed as u64,
+                    faults: Faults::NONE,
+                    fault_per_mille: 0,
                 };
                 let steps = plan(&opts, &mut Rng::new(seed as u64));
                 let mut pos = g.start.clone();
