@@ -709,11 +709,13 @@ mod tests {
         let events = corrected_knight(&de);
         let mut player = Player::silent();
         let mut id = 0;
+        // Whether any of the event's commands interrupts what is being said (every one taken).
         let cmds = |st: &mut State, e: &EventKind, speaking, player: &mut Player, id: &mut u64| {
-            commands(&spoken(e, &Announce::default(), &de), id)
-                .into_iter()
-                .map(|c| st.take(c, speaking, player))
-                .fold(false, |a, b| a || b)
+            let mut interrupted = false;
+            for c in commands(&spoken(e, &Announce::default(), &de), id) {
+                interrupted |= st.take(c, speaking, player);
+            }
+            interrupted
         };
         // 2. Nf3 is being said when the correction comes: it stops.
         let mut st = State::new(None);
