@@ -7,7 +7,9 @@
 //! - `DIR/round.pgn`: every game of every board, in the order of the boards.
 //!
 //! Two messages are the same game when their `Date` and `Time` tags (when the game began) are
-//! the same: a takeback replaces the game, a new game does not.
+//! the same: a takeback replaces the game, as does a correction (the daemon's game rewritten from
+//! a ply on: the moves announced withdrawn, those the board showed in their place, with the
+//! same number of plies or another); a new game does not.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -476,6 +478,35 @@ mod tests {
         // Started again, it has the games it had.
         let again = Round::open(&dir).unwrap();
         assert_eq!(again.round_pgn(), round);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_corrected_game_replaces_the_one_announced() {
+        let dir = scratch("corrected");
+        let mut r = Round::open(&dir).unwrap();
+        let p = "chessboardd";
+        let announced = game("A", "10:00:00", "1. e4 e5 2. Nf3 Nc6");
+        r.take(p, "chessboardd/b1/pgn", announced.as_bytes())
+            .unwrap();
+        let corrected = game(
+            "A",
+            "10:00:00",
+            "1. e4 e5 2. Nc3 {recovered from the board} 2... Nc6 {recovered from the board}",
+        );
+        let said = r
+            .take(p, "chessboardd/b1/pgn", corrected.as_bytes())
+            .unwrap();
+        assert_eq!(said.as_deref(), Some("board b1: 4 plies, *"));
+        assert_eq!(
+            std::fs::read_to_string(dir.join("b1.pgn")).unwrap(),
+            corrected
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.join(ROUND_FILE)).unwrap(),
+            corrected
+        );
+        assert_eq!(std::fs::read_dir(dir.join(EARLIER)).unwrap().count(), 0);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

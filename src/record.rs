@@ -4,7 +4,10 @@
 //!
 //! The journal is one JSON object a line, each followed by a tab and the CRC-32 of the JSON.
 //! Every move entry carries its ply number and the position after it (FEN), so that a game can
-//! be followed past a lost line. Reading it back (`salvage`): a last line cut short by a crash
+//! be followed past a lost line, and whether it was read from the board afterwards (so that the
+//! game's PGN says so after a restart too). A game the engine rewrote (a takeback, or a
+//! correction: later readings showed other moves than those announced) is written as a
+//! takeback to the plies it still has in common with the record, then its new moves. Reading it back (`salvage`): a last line cut short by a crash
 //! or a power loss is dropped; damage anywhere else loses only what cannot be found again: the
 //! journal as read is kept beside it (`journal.jsonl.damaged-N`), the game is taken up from the
 //! lines that hold, and what was lost is reported. A journal that cannot be read at all (no
@@ -74,8 +77,13 @@ pub enum Entry {
         ply: Option<u32>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         fen: Option<String>,
+        /// Read from the board afterwards, not seen being made (written only when true; a
+        /// journal of an older version has none).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        recovered: bool,
     },
-    /// Moves taken back: the record goes back to this many plies.
+    /// Moves taken back (or withdrawn by a correction): the record goes back to this many
+    /// plies.
     Takeback { plies: usize },
     /// The players' completed illegal moves so far, and the clocks after the penalty.
     Illegal {
@@ -129,6 +137,9 @@ pub struct Recorded {
     /// The language of the announcements when the game began (`Lang`'s name).
     pub lang: Option<String>,
     pub moves: Vec<(String, Option<(i64, i64)>)>,
+    /// The moves read from the board afterwards (not seen being made), by their index in
+    /// `moves`, in order.
+    pub recovered: Vec<usize>,
     pub illegal: (u32, u32),
     pub clocks: Option<(i64, i64)>,
     /// Result and reason, when it ended.
@@ -154,11 +165,31 @@ impl Recorded {
             computer: None,
             lang: None,
             moves: Vec::new(),
+            recovered: Vec::new(),
             illegal: (0, 0),
             clocks: None,
             ended: None,
             file: None,
         }
+    }
+
+    /// Whether the move of index `i` was read from the board afterwards.
+    pub fn is_recovered(&self, i: usize) -> bool {
+        self.recovered.binary_search(&i).is_ok()
+    }
+
+    /// Adds a move.
+    pub fn push_move(&mut self, uci: String, clocks: Option<(i64, i64)>, recovered: bool) {
+        if recovered {
+            self.recovered.push(self.moves.len());
+        }
+        self.moves.push((uci, clocks));
+    }
+
+    /// Goes back to the first `plies` moves.
+    pub fn truncate_moves(&mut self, plies: usize) {
+        self.moves.truncate(plies);
+        self.recovered.retain(|&i| i < plies);
     }
 
     /// Folds the entries of one whole game (from its `Start`); `None` when they do not make
@@ -213,6 +244,7 @@ impl Recorded {
                 clocks: *clocks,
                 ply: Some(i as u32 + 1),
                 fen,
+                recovered: self.is_recovered(i),
             });
         }
         if self.illegal != (0, 0) {
@@ -265,6 +297,7 @@ impl Recorded {
         }
         Ok(Resumed {
             start,
+            recovered: (0..moves.len()).map(|i| self.is_recovered(i)).collect(),
             moves,
             illegal: ByColor {
                 white: self.illegal.0,
@@ -697,16 +730,20 @@ impl Journal {
             self.backlog.push(Op::Line(Entry::Reopen));
             rec.ended = None;
         }
+        // The moves the record and the game have in common (a move read from the board
+        // afterwards is not the same as one seen being made); the record's others were taken
+        // back, or withdrawn by a correction, and the game's others are new.
         let common = rec
             .moves
             .iter()
-            .zip(&ucis)
-            .take_while(|((a, _), b)| a == *b)
+            .zip(game.plies.iter().zip(&ucis))
+            .enumerate()
+            .take_while(|(i, ((a, _), (ply, b)))| a == *b && rec.is_recovered(*i) == ply.recovered)
             .count();
         if common < rec.moves.len() {
             self.backlog
                 .push(Op::Line(Entry::Takeback { plies: common }));
-            rec.moves.truncate(common);
+            rec.truncate_moves(common);
         }
         for (i, (ply, uci)) in game.plies.iter().zip(&ucis).enumerate().skip(common) {
             let after = game.plies.get(i + 1).map_or(&game.pos, |p| &p.before);
@@ -715,8 +752,9 @@ impl Journal {
                 clocks: ply.clocks,
                 ply: Some(i as u32 + 1),
                 fen: Some(fen_of(after)),
+                recovered: ply.recovered,
             }));
-            rec.moves.push((uci.clone(), ply.clocks));
+            rec.push_move(uci.clone(), ply.clocks, ply.recovered);
             rec.clocks = ply.clocks.or(rec.clocks);
         }
         let illegal = (
@@ -888,10 +926,11 @@ pub fn recorded_pgn(r: &Recorded) -> Option<String> {
 pub fn recorded_pgn_with(r: &Recorded, config: &[(String, String)]) -> Option<String> {
     let g = r.to_resumed().ok()?;
     let mut game = crate::engine::game::Game::new(g.start.clone());
-    for (m, clocks) in &g.moves {
+    for (i, (m, clocks)) in g.moves.iter().enumerate() {
         game.play(*m, 0);
         if let Some(last) = game.plies.last_mut() {
             last.clocks = *clocks;
+            last.recovered = r.is_recovered(i);
         }
     }
     let t = crate::engine::game::tag_set(config, &tags(r), r.time_control.clone());
@@ -1014,6 +1053,7 @@ mod tests {
             clocks: Some((299_000, 300_000)),
             ply: None,
             fen: None,
+            recovered: false,
         }
     }
 
@@ -1282,6 +1322,7 @@ mod tests {
                 clocks: None,
                 ply: Some(u32::MAX),
                 fen: Some(initial_fen()),
+                recovered: false,
             },
             Entry::Takeback { plies: usize::MAX },
             Entry::Move {
@@ -1289,6 +1330,7 @@ mod tests {
                 clocks: None,
                 ply: Some(0),
                 fen: None,
+                recovered: false,
             },
         ];
         let f = fold(&parse(text(&huge).as_bytes()));
@@ -1328,6 +1370,153 @@ mod tests {
                 let _ = j.sync(e, &out);
             }
         }
+    }
+
+    /// One reading on the engine's board, past the settle time, recorded as the daemon does.
+    fn read(e: &mut Engine, j: &mut Journal, t: &mut u64, r: crate::engine::Reading, wait: u64) {
+        let mut out = Vec::new();
+        *t += 250;
+        e.reading(*t, r, &mut out);
+        *t += wait;
+        e.advance(*t, &mut out);
+        let _ = j.sync(e, &out);
+    }
+
+    /// Later readings showed another story than the one announced (a correction: from ply 3
+    /// on the engine's game has the moves the board showed, read from it afterwards, and
+    /// Black's illegal move is withdrawn): the journal takes the announced moves back and
+    /// writes the board's, and the daemon started again takes up the corrected game, its
+    /// moves read from the board marked so in its PGN, the illegal move not counted.
+    #[test]
+    fn a_corrected_game_is_the_game_kept_after_a_restart() {
+        use crate::engine::debounce::{EMPTY, OCCUPIED};
+        use crate::engine::{Reading, Settings};
+        use shakmaty::Square;
+        let dir = scratch("correction");
+        let mut j = Journal::open(&dir).unwrap().journal;
+        let mut t = 0;
+        // Announced: 1. e4 e5 2. Nf3, an illegal move of Black's (Nb8-b6) put right, 2... Nc6.
+        let mut announced = Engine::new(Settings::default());
+        let mut out = Vec::new();
+        announced.new_game(0, Chess::default(), true, &mut out);
+        j.sync(&announced, &out).unwrap();
+        play(&mut announced, &mut j, &mut t, &["e2e4", "e7e5", "g1f3"]);
+        for (sq, state) in [
+            (Square::B8, EMPTY),
+            (Square::B6, OCCUPIED),
+            (Square::B6, EMPTY),
+            (Square::B8, OCCUPIED),
+        ] {
+            read(
+                &mut announced,
+                &mut j,
+                &mut t,
+                Reading::Square(sq, state),
+                2000,
+            );
+        }
+        assert_eq!(announced.illegal_count(Color::Black), 1);
+        play(&mut announced, &mut j, &mut t, &["b8c6"]);
+        assert_eq!(announced.game().plies.len(), 4);
+        let announced_pgn = announced.pgn();
+        assert!(announced_pgn.contains("2. Nf3 Nc6 *"), "{announced_pgn}");
+
+        // The story the board showed: 2. Nc3 Nc6, both read from the board (one frame), no
+        // illegal move. The same game (the engine has started no other).
+        let mut board = Engine::new(Settings::default());
+        let mut out = Vec::new();
+        board.new_game(0, Chess::default(), true, &mut out);
+        // Its own record is not kept (a journal whose directory is never made).
+        let mut unkept = Journal::new(&dir.join("unkept"));
+        let mut t2 = 0;
+        play(&mut board, &mut unkept, &mut t2, &["e2e4", "e7e5"]);
+        let mut after = board.game().pos.clone();
+        for uci in ["b1c3", "b8c6"] {
+            let m = uci.parse::<UciMove>().unwrap().to_move(&after).unwrap();
+            after.play_unchecked(m);
+        }
+        let mask = after.board().occupied().0;
+        read(
+            &mut board,
+            &mut unkept,
+            &mut t2,
+            Reading::occupancy(mask),
+            5000,
+        );
+        let recovered: Vec<bool> = board.game().plies.iter().map(|p| p.recovered).collect();
+        assert_eq!(recovered, [false, false, true, true]);
+        assert_eq!(board.games_started(), announced.games_started());
+        assert_eq!(board.illegal_count(Color::Black), 0);
+        j.sync(&board, &[]).unwrap();
+
+        // On disk: the announced moves taken back to ply 2, the board's written, the illegal
+        // move withdrawn.
+        let read = parse(&std::fs::read(dir.join(JOURNAL)).unwrap());
+        let tail: Vec<Entry> = read.entries[read.entries.len() - 4..].to_vec();
+        assert_eq!(tail[0], Entry::Takeback { plies: 2 });
+        let moved: Vec<(String, Option<u32>, bool)> = tail[1..3]
+            .iter()
+            .map(|e| match e {
+                Entry::Move {
+                    uci,
+                    ply,
+                    recovered,
+                    ..
+                } => (uci.clone(), *ply, *recovered),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            moved,
+            [
+                ("b1c3".to_string(), Some(3), true),
+                ("b8c6".to_string(), Some(4), true)
+            ]
+        );
+        assert!(
+            matches!(
+                tail[3],
+                Entry::Illegal {
+                    white: 0,
+                    black: 0,
+                    ..
+                }
+            ),
+            "{:?}",
+            tail[3]
+        );
+        assert!(line(&tail[1]).contains("\"recovered\":true"));
+        assert!(
+            !line(&read.entries[1]).contains("recovered"),
+            "written only when true"
+        );
+
+        // Started again: the corrected game, its moves from the board marked.
+        drop(j);
+        let opened = Journal::open(&dir).unwrap();
+        let (r, resumed) = opened.resume.unwrap();
+        assert_eq!(ucis(&r), ["e2e4", "e7e5", "b1c3", "b8c6"]);
+        assert_eq!((r.recovered.clone(), r.illegal), (vec![2, 3], (0, 0)));
+        assert_eq!(resumed.recovered, [false, false, true, true]);
+        let mut again = Engine::new(Settings::default());
+        let mut out = Vec::new();
+        assert_eq!(again.resume(1000, &resumed, &mut out), 4);
+        assert_eq!(again.illegal_count(Color::Black), 0);
+        // (The movetext's lines break where they will.)
+        let movetext = |pgn: &str| pgn.split_whitespace().collect::<Vec<_>>().join(" ");
+        let want = "2. Nc3 {recovered from the board} 2... Nc6 {recovered from the board} *";
+        for pgn in [again.pgn(), recorded_pgn(&r).unwrap(), board.pgn()] {
+            assert!(movetext(&pgn).contains(want), "{pgn}");
+        }
+        let kept = games(&dir).unwrap();
+        assert!(
+            kept.iter().any(|k| movetext(&k.pgn).contains(want)),
+            "{kept:?}"
+        );
+        // Rewritten whole at the start, the journal says the same.
+        let read = parse(&std::fs::read(dir.join(JOURNAL)).unwrap());
+        assert_eq!(fold(&read).game.unwrap(), r);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     fn journal_moves(dir: &Path) -> Vec<String> {

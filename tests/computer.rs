@@ -750,6 +750,7 @@ fn resumed(start: Chess, moves: Vec<Move>) -> Resumed {
     Resumed {
         start,
         moves: moves.into_iter().map(|m| (m, None)).collect(),
+        recovered: Vec::new(),
         illegal: ByColor { white: 0, black: 0 },
         clocks: None,
     }

@@ -1,7 +1,8 @@
 //! Publishing to a real MQTT broker (Debian's Mosquitto, started here on a loopback port) and
 //! `chessboardd broadcast` gathering the games of a round from it: three simulated boards at
-//! once, the broker restarted in the middle of the round, TLS with a password, and what a
-//! subscriber sees on each topic.
+//! once, the broker restarted in the middle of the round, TLS with a password, what a
+//! subscriber sees on each topic, and a game corrected (later readings showed other moves than
+//! those announced) as the daemon publishes it.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -707,5 +708,201 @@ fn tls_with_a_user_and_password() {
     let err = std::fs::read_to_string(dir.join("bc2.err")).unwrap();
     assert!(err.to_lowercase().contains("certificate"), "{err}");
     assert!(!out2.join("b7.pgn").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A game on an engine, played by readings as a board gives them: `ucis` seen being made
+/// (lifts and placements), then `read` in one whole-board frame (moves made while the board
+/// could not be read: taken from the board afterwards, `recovered`). Its events.
+fn engine_game(
+    ucis: &[&str],
+    read: &[&str],
+) -> (chessboardd::engine::Engine, Vec<chessboardd::engine::Event>) {
+    use chessboardd::engine::debounce::{EMPTY, OCCUPIED};
+    use chessboardd::engine::{Engine, Reading, Settings};
+    use shakmaty::{Chess, Position, Square};
+    let mut e = Engine::new(Settings::default());
+    let mut out = Vec::new();
+    e.new_game(0, Chess::default(), true, &mut out);
+    let mut t = 0;
+    let mut step = |e: &mut Engine, r: Reading, wait: u64, out: &mut Vec<_>| {
+        t += 250;
+        e.reading(t, r, out);
+        t += wait;
+        e.advance(t, out);
+    };
+    for uci in ucis {
+        let (from, to): (Square, Square) = (uci[0..2].parse().unwrap(), uci[2..4].parse().unwrap());
+        step(&mut e, Reading::Square(from, EMPTY), 400, &mut out);
+        step(&mut e, Reading::Square(to, OCCUPIED), 400, &mut out);
+    }
+    if !read.is_empty() {
+        let mut pos = e.game().pos.clone();
+        for uci in read {
+            let m = uci
+                .parse::<shakmaty::uci::UciMove>()
+                .unwrap()
+                .to_move(&pos)
+                .unwrap();
+            pos.play_unchecked(m);
+        }
+        let frame = Reading::occupancy(pos.board().occupied().0);
+        step(&mut e, frame, 5000, &mut out);
+    }
+    (e, out)
+}
+
+/// The game as a subscriber of `state` needs it (the daemon sends the web view's state; the
+/// publisher takes any text).
+fn state_of(e: &chessboardd::engine::Engine) -> String {
+    let sans: Vec<String> = e.game().plies.iter().map(|p| p.san.to_string()).collect();
+    serde_json::json!({ "moves": sans }).to_string()
+}
+
+/// A board's game corrected: 1. e4 e5 2. Nf3 Nc6 announced and published; later readings show
+/// 2. Nc3 Nc6 instead (the engine's game rewritten from ply 3, its moves read from the board),
+/// published as the daemon's broker output does it (the new state and PGN with the batch, then
+/// the correction and its moves as events). The broker keeps the corrected game, a subscriber
+/// sees the correction between the moves, and the broadcast's files end with the corrected
+/// moves (the same game, replaced, not kept as an earlier one).
+///
+/// The correction event is the test's (made as the engine's contract says, docs/replay.md); the
+/// games and their PGN are two engines' (the announced story, and the board's).
+#[test]
+fn a_corrected_game_reaches_the_broker_and_the_broadcast() {
+    use chessboardd::engine::{Event, EventKind};
+    let dir = temp_dir("correction");
+    let broker = Broker::new(&dir, "allow_anonymous true\n");
+    let live = subscribe(broker.port, "chessboardd/corr/events");
+    let out = dir.join("out");
+    let _bc = broadcast(&broker.url(), &out, None, &dir.join("bc.err"));
+
+    let (announced, announced_events) = engine_game(&["e2e4", "e7e5", "g1f3", "b8c6"], &[]);
+    let (board, board_events) = engine_game(&["e2e4", "e7e5"], &["b1c3", "b8c6"]);
+    let recovered: Vec<bool> = board.game().plies.iter().map(|p| p.recovered).collect();
+    assert_eq!(recovered, [false, false, true, true]);
+    // The correction, then the board's moves of the story, marked.
+    let phrases = &board.settings().phrases;
+    let mut corrected: Vec<Event> = board_events
+        .into_iter()
+        .filter(|e| matches!(e.kind, EventKind::Move { ply: 3.., .. }))
+        .collect();
+    let mut says = Vec::new();
+    for e in &mut corrected {
+        if let EventKind::Move { corrected, say, .. } = &mut e.kind {
+            *corrected = true;
+            says.push(say.clone());
+        }
+    }
+    corrected.insert(
+        0,
+        Event {
+            t: corrected[0].t,
+            kind: EventKind::Correction {
+                ply: 3,
+                withdrawn: vec!["Nf3".into(), "Nc6".into()],
+                rulings: vec![],
+                say: phrases.correction(&says),
+            },
+        },
+    );
+    let (date, time) = ("2026.12.03".to_string(), "10:00:00".to_string());
+    let pgn_of = |e: &chessboardd::engine::Engine| {
+        e.pgn_with(&[("Date", date.clone()), ("Time", time.clone())])
+    };
+    let game = format!("{date} {time}");
+
+    let mut settings =
+        chessboardd::mqtt::MqttSettings::new(broker.url().parse().expect("a broker address"));
+    settings.board_id = Some("corr".into());
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let p = chessboardd::mqtt::Publisher::start(&settings).unwrap();
+        p.update(state_of(&announced), pgn_of(&announced), game.clone());
+        for e in &announced_events {
+            p.event(e.to_json());
+        }
+        // The broadcast has the game as announced.
+        let t = Instant::now();
+        while plies_in(&out.join("corr.pgn")) < 4 {
+            assert!(
+                t.elapsed() < Duration::from_secs(20),
+                "the game did not arrive"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        // The correction: a batch as the daemon hands it to the broker output.
+        p.update(state_of(&board), pgn_of(&board), game.clone());
+        for e in &corrected {
+            p.event(e.to_json());
+        }
+        p.finish(Duration::from_secs(5)).await;
+    });
+
+    // The events, in order: the correction between the moves announced and the board's.
+    let mut seen = Vec::new();
+    let t = Instant::now();
+    while seen.len() < 7 {
+        let (_, payload, _) = live
+            .recv_timeout(Duration::from_secs(20).saturating_sub(t.elapsed()))
+            .expect("the events did not all arrive");
+        let v: serde_json::Value = serde_json::from_str(&payload).unwrap();
+        match v["type"].as_str() {
+            Some("move") => seen.push(format!(
+                "{}{}",
+                v["san"].as_str().unwrap(),
+                if v["corrected"] == true { "!" } else { "" }
+            )),
+            Some("correction") => seen.push(format!("correction {}", v["withdrawn"])),
+            _ => {}
+        }
+    }
+    assert_eq!(
+        seen,
+        [
+            "e4",
+            "e5",
+            "Nf3",
+            "Nc6",
+            "correction [\"Nf3\",\"Nc6\"]",
+            "Nc3!",
+            "Nc6!"
+        ]
+    );
+
+    // The broadcast's files end with the corrected moves; the game announced is not kept.
+    let movetext = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let want = "2. Nc3 {recovered from the board} 2... Nc6 {recovered from the board} *";
+    let file = out.join("corr.pgn");
+    wait_for("the corrected game", Duration::from_secs(20), || {
+        std::fs::read_to_string(&file).is_ok_and(|t| movetext(&t).ends_with(want))
+    });
+    wait_for("the corrected round", Duration::from_secs(20), || {
+        std::fs::read_to_string(out.join("round.pgn")).is_ok_and(|t| movetext(&t).ends_with(want))
+    });
+    let (sans, result) = moves_of(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(sans.join(" "), "e4 e5 Nc3 Nc6");
+    assert_eq!(result, "*");
+    let round = std::fs::read_to_string(out.join("round.pgn")).unwrap();
+    assert_eq!(pgn::parse(&round).unwrap().len(), 1, "{round}");
+    let earlier: Vec<_> = std::fs::read_dir(out.join("earlier")).unwrap().collect();
+    assert!(earlier.is_empty(), "{earlier:?}");
+
+    // A newcomer finds the corrected game kept by the broker.
+    let late = subscribe(broker.port, "chessboardd/corr/#");
+    let mut retained = std::collections::BTreeMap::new();
+    while retained.len() < 3 {
+        let (topic, payload, retain) = late
+            .recv_timeout(Duration::from_secs(10))
+            .expect("the retained messages did not arrive");
+        assert!(retain, "{topic} was not retained");
+        retained.insert(topic, payload);
+    }
+    assert_eq!(retained["chessboardd/corr/pgn"], pgn_of(&board));
+    assert_eq!(retained["chessboardd/corr/state"], state_of(&board));
+    assert_eq!(retained["chessboardd/corr/status"], "offline");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -204,6 +204,7 @@ fn a_restarted_daemon_takes_up_the_plies_played_while_it_was_down() {
         &Resumed {
             start: start.clone(),
             moves: kept.iter().map(|m| (*m, None)).collect(),
+            recovered: Vec::new(),
             illegal: ByColor { white: 0, black: 0 },
             clocks: None,
         },

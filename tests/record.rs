@@ -99,6 +99,7 @@ fn a_resumed_game_still_warns_of_low_time() {
     let game = Resumed {
         start,
         moves: vec![(e2e4, Some((250_000, 300_000)))],
+        recovered: Vec::new(),
         illegal: ByColor { white: 0, black: 0 },
         // Black had 100 s left when the power went.
         clocks: Some((250_000, 100_000)),

@@ -161,6 +161,7 @@ fn game_entries() -> Vec<Entry> {
         clocks: None,
         ply: None,
         fen: None,
+        recovered: false,
     };
     vec![start, mv("e2e4"), mv("e7e5"), mv("g1f3")]
 }

@@ -9,6 +9,10 @@
 //!   and at the end, with the page's script and without it (the first view is drawn on the
 //!   server); screenshots kept: target/web-artefacts/start.png, check.png, end.png.
 //!
+//! - A page following a correction (events fed to the page by the test, see
+//!   `a_page_follows_a_correction_and_reads_it_once`): the corrected move list, the correction
+//!   read once in the live region and its moves not again.
+//!
 //! Every DOM dump and the daemons' logs are kept beside the screenshots. A script error on the
 //! page (chromium's console, or the page's own error marker) fails the test.
 //!
@@ -1025,5 +1029,341 @@ fn a_broadcast_page_at_the_start_at_a_check_and_at_the_end() {
     assert_eq!(end.check.as_deref(), Some("e7"));
     assert_eq!(end.last, ["c3", "d5"]);
     assert!(end.result.starts_with("1-0") && bare.result.starts_with("1-0"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// One step of a scripted game: the events the page is sent, and the state the server has
+/// after them (set before they are sent, as the daemon updates its snapshot before it hands
+/// out the events of a batch).
+struct Step {
+    events: Vec<String>,
+    state: String,
+}
+
+/// The events and states of a game whose moves are corrected, with the announcements in the
+/// page's language (`lang`, the daemon's): 1. e4 e5 2. Nf3 said; a correction: 2. Nc3 (the
+/// board showed it); 2... Nc6 said; a correction that withdraws it and puts nothing in its
+/// place. Returns the steps and what the live region is to read, in order.
+fn corrected_game(lang: &str) -> (Vec<Step>, Vec<String>) {
+    use chessboardd::engine::{Event, EventKind};
+    use chessboardd::words::{FileWords, Lang, Phrases, Style};
+    use serde_json::json;
+    use shakmaty::san::{San, SanPlus};
+
+    let phrases = Phrases::new(
+        match lang {
+            "en" => Lang::En,
+            _ => Lang::AppendixF,
+        },
+        Style::Short,
+        FileWords::Phonetic,
+    );
+    let fen = |pos: &Chess| Fen::from_position(pos, EnPassantMode::Legal).to_string();
+    // The moves of `sans` from the start: their events (those from ply `corrected` on marked
+    // so) and the state after them, as /api/state has it.
+    let game = |sans: &[&str], corrected: u32| -> (Vec<(String, String)>, String) {
+        let mut pos = Chess::default();
+        let mut events = Vec::new();
+        let mut moves = Vec::new();
+        for (i, san) in sans.iter().enumerate() {
+            let ply = i as u32 + 1;
+            let m = san.parse::<San>().unwrap().to_move(&pos).unwrap();
+            let color = pos.turn();
+            let fullmove = pos.fullmoves().get();
+            let san = SanPlus::from_move_and_play_unchecked(&mut pos, m);
+            let uci = m.to_uci(CastlingMode::Standard).to_string();
+            let say = phrases.announce(&san, m);
+            let e = Event {
+                t: 1000 * u64::from(ply),
+                kind: EventKind::Move {
+                    ply,
+                    color,
+                    uci: uci.clone(),
+                    san: san.to_string(),
+                    fen: fen(&pos),
+                    say: say.clone(),
+                    white_ms: None,
+                    black_ms: None,
+                    recovered: ply >= corrected,
+                    touch_checked: ply < corrected,
+                    corrected: ply >= corrected,
+                },
+            };
+            events.push((e.to_json(), say.clone()));
+            moves.push(json!({
+                "ply": ply, "color": color.to_string(), "san": san.to_string(), "uci": uci,
+                "say": say, "fullmove": fullmove, "white_ms": null, "black_ms": null,
+            }));
+        }
+        let nobody = json!({"name": null, "title": null, "elo": null});
+        let state = json!({
+            "fen": fen(&pos), "start_fen": fen(&Chess::default()), "turn": pos.turn().to_string(),
+            "last_move": moves.last().map(|m| m["uci"].clone()), "moves": moves,
+            "check": null, "clock": null, "result": null, "reason": null, "winner": null,
+            "lang": lang, "players": {"white": nobody, "black": nobody},
+            "event": null, "site": null, "round": null, "board": null, "date": null,
+        });
+        (events, state.to_string())
+    };
+    let correction = |ply: u32, withdrawn: &[&str], says: &[String]| {
+        let say = phrases.correction(says);
+        let e = Event {
+            t: 10_000 + u64::from(ply),
+            kind: EventKind::Correction {
+                ply,
+                withdrawn: withdrawn.iter().map(|s| s.to_string()).collect(),
+                rulings: vec![],
+                say: say.clone(),
+            },
+        };
+        (e.to_json(), say)
+    };
+    let (wrong, wrong_state) = game(&["e4", "e5", "Nf3"], u32::MAX);
+    let (right, right_state) = game(&["e4", "e5", "Nc3"], 3);
+    let (more, more_state) = game(&["e4", "e5", "Nc3", "Nc6"], u32::MAX);
+    let first = correction(3, &["Nf3"], &[right[2].1.clone()]);
+    let second = correction(4, &["Nc6"], &[]);
+    let heard = vec![
+        wrong[0].1.clone(),
+        wrong[1].1.clone(),
+        wrong[2].1.clone(),
+        first.1.clone(),
+        more[3].1.clone(),
+        second.1.clone(),
+    ];
+    let steps = vec![
+        Step {
+            events: wrong.into_iter().map(|e| e.0).collect(),
+            state: wrong_state,
+        },
+        Step {
+            events: vec![first.0, right[2].0.clone()],
+            state: right_state.clone(),
+        },
+        Step {
+            events: vec![more[3].0.clone()],
+            state: more_state,
+        },
+        Step {
+            events: vec![second.0],
+            state: right_state,
+        },
+    ];
+    (steps, heard)
+}
+
+/// What the scripted server has done: the state it serves, whether the script is done, and
+/// whether the page has read the state since.
+#[derive(Default)]
+struct Scripted {
+    state: std::sync::Mutex<String>,
+    streams: AtomicUsize,
+    done: std::sync::atomic::AtomicBool,
+    read_after: std::sync::atomic::AtomicBool,
+}
+
+/// A server in front of the daemon that serves its page (with a recorder of what the live
+/// region reads, and an image that loads only when the script is done and the page has read
+/// the state after it, so that --dump-dom dumps the page then), and scripted `/api/state` and
+/// `/api/events`: the first event stream sends `steps`, setting the state before each.
+fn scripted_server(daemon: u16, steps: Vec<Step>) -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let script = std::sync::Arc::new(Scripted::default());
+    *script.state.lock().unwrap() = http_get(daemon, "/api/state").unwrap();
+    let steps = std::sync::Arc::new(std::sync::Mutex::new(Some(steps)));
+    std::thread::spawn(move || {
+        for client in listener.incoming().flatten() {
+            let (script, steps) = (script.clone(), steps.clone());
+            std::thread::spawn(move || serve_scripted(client, daemon, &script, &steps));
+        }
+    });
+    port
+}
+
+/// Records every text the live region is given, in order, in body[data-heard] (separated by
+/// `|`): what a screen reader reads.
+const RECORDER: &str = r#"<script>
+new MutationObserver((records) => {
+  for (const r of records) for (const n of r.addedNodes) {
+    const b = document.body;
+    b.dataset.heard = (b.dataset.heard ? b.dataset.heard + "|" : "") + n.textContent;
+  }
+}).observe(document.getElementById("live"), { childList: true });
+</script>"#;
+
+fn serve_scripted(
+    mut client: TcpStream,
+    daemon: u16,
+    script: &Scripted,
+    steps: &std::sync::Mutex<Option<Vec<Step>>>,
+) -> std::io::Result<()> {
+    let head = read_head(&mut client)?;
+    let path = head.split_whitespace().nth(1).unwrap_or("/").to_string();
+    let answer = |client: &mut TcpStream, kind: &str, body: &str| {
+        let head = format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: {kind}\r\nCache-Control: no-store\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            body.len()
+        );
+        client.write_all((head + body).as_bytes())
+    };
+    match path.as_str() {
+        "/" => {
+            let page = http_get(daemon, "/").map_err(std::io::Error::other)?;
+            let page = page.replacen(
+                "</body>",
+                &format!("{RECORDER}<img src=\"/slow.png\" alt=\"\"></body>"),
+                1,
+            );
+            answer(&mut client, "text/html; charset=utf-8", &page)
+        }
+        "/slow.png" => {
+            let t = Instant::now();
+            while !script.read_after.load(Ordering::SeqCst) && t.elapsed() < Duration::from_secs(30)
+            {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            // The state read is drawn.
+            std::thread::sleep(Duration::from_millis(700));
+            client.write_all(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")
+        }
+        "/api/state" => {
+            let done = script.done.load(Ordering::SeqCst);
+            let state = script.state.lock().unwrap().clone();
+            answer(&mut client, "application/json", &state)?;
+            if done {
+                script.read_after.store(true, Ordering::SeqCst);
+            }
+            Ok(())
+        }
+        "/api/events" => {
+            client.write_all(
+                b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\n\r\n: connected\n\n",
+            )?;
+            // The first stream sends the script; one opened again later only pings.
+            let first = script.streams.fetch_add(1, Ordering::SeqCst) == 0;
+            if let (true, Some(steps)) = (first, steps.lock().unwrap().take()) {
+                std::thread::sleep(Duration::from_millis(300));
+                let n = steps.len();
+                for (i, step) in steps.into_iter().enumerate() {
+                    *script.state.lock().unwrap() = step.state;
+                    if i + 1 == n {
+                        // The state the page reads from now on is the last.
+                        script.done.store(true, Ordering::SeqCst);
+                    }
+                    for e in &step.events {
+                        client.write_all(format!("data: {e}\n\n").as_bytes())?;
+                    }
+                    client.flush()?;
+                    std::thread::sleep(Duration::from_millis(400));
+                }
+            }
+            loop {
+                client.write_all(b": ping\n\n")?;
+                std::thread::sleep(Duration::from_millis(500));
+            }
+        }
+        _ => client.write_all(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n"),
+    }
+}
+
+/// A page following the event stream through a correction: the events are the test's (the
+/// engine's revisions are not what this test is about), sent to the page by a scripted server
+/// in front of a real daemon's page (`scripted_server`): moves said, a correction with the
+/// move the board showed, a move, a correction that withdraws it and puts none in its place.
+/// The page shows the corrected game (as /api/state has it after the events) and its live
+/// region reads each correction once and the moves of a correction not again.
+#[test]
+fn a_page_follows_a_correction_and_reads_it_once() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let bin = chromium();
+    let dir =
+        std::env::temp_dir().join(format!("chessboardd-web-correction-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // A daemon waiting for a board that never comes: its page, in its language.
+    let port = free_port();
+    let log = std::fs::File::create(artefacts().join("correction-daemon.log")).unwrap();
+    let _daemon = Daemon(
+        Command::new(env!("CARGO_BIN_EXE_chessboardd"))
+            .arg("run")
+            .arg("--board")
+            .arg(format!("dgt:{}", dir.join("board").display()))
+            .args(["--speech", "text", "--web", &format!("127.0.0.1:{port}")])
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+            .unwrap(),
+    );
+    let t = Instant::now();
+    while http_get(port, "/api/state").is_err() {
+        assert!(
+            t.elapsed() < Duration::from_secs(20),
+            "the daemon's web view did not answer (see target/web-artefacts/correction-daemon.log)"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let s = wait_for("the start position", port, Duration::from_secs(20), |s| {
+        s["fen"].is_string()
+    });
+    let lang = s["lang"].as_str().unwrap().to_string();
+    let (steps, heard) = corrected_game(&lang);
+    let last: Value = serde_json::from_str(&steps.last().unwrap().state).unwrap();
+    let server = scripted_server(port, steps);
+    let url = format!("http://127.0.0.1:{server}/");
+    let t = Instant::now();
+    let dom = run_chromium(&bin, &["--dump-dom"], &url, Duration::from_secs(60)).unwrap();
+    std::fs::write(artefacts().join("correction.html"), &dom).unwrap();
+    eprintln!(
+        "correction: the page dumped in {:.1} s",
+        t.elapsed().as_secs_f64()
+    );
+
+    let body = tags(&dom, "body").into_iter().next().expect("no <body>");
+    assert_eq!(attr(body, "data-script-error"), None, "{body}");
+    assert_eq!(attr(body, "data-ready").as_deref(), Some("true"), "{body}");
+    // The corrected game: 1. e4 e5 2. Nc3, as the state after the events has it.
+    let list = section(&dom, "<ol id=\"moves\"", "</ol>").expect("no move list");
+    let sans: Vec<String> = tags(list, "span")
+        .into_iter()
+        .filter_map(|t| attr(t, "data-san"))
+        .collect();
+    assert_eq!(
+        sans,
+        ["e4", "e5", "Nc3"],
+        "see target/web-artefacts/correction.html"
+    );
+    let svg = tags(&dom, "svg").into_iter().next().unwrap();
+    assert_eq!(attr(svg, "data-plies").as_deref(), Some("3"));
+    assert_eq!(attr(svg, "data-fen").as_deref(), last["fen"].as_str());
+    let board = section(&dom, "<svg", "</svg>").unwrap();
+    let mut tinted: Vec<String> = tags(board, "rect")
+        .into_iter()
+        .filter(|t| attr(t, "class").as_deref() == Some("last"))
+        .filter_map(|t| attr(t, "data-square"))
+        .collect();
+    tinted.sort();
+    assert_eq!(tinted, ["b1", "c3"]);
+    // Read out: the moves as said, each correction once, its move not again.
+    let read: Vec<String> = attr(body, "data-heard")
+        .map(|h| unescape(&h).split('|').map(str::to_string).collect())
+        .unwrap_or_default();
+    assert_eq!(read, heard);
+    if lang == "de" {
+        assert_eq!(
+            read,
+            [
+                "Eva vier",
+                "Eva fünf",
+                "Springer Felix drei",
+                "Korrektur: Springer Cesar drei",
+                "Springer Cesar sechs",
+                "Korrektur: Entscheidung zurückgenommen",
+            ]
+        );
+    }
+    let live = content(&dom, "<p id=\"live\"", "</p>").unwrap_or_default();
+    assert_eq!(unescape(&live), heard[5]);
     let _ = std::fs::remove_dir_all(&dir);
 }

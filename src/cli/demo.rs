@@ -282,21 +282,99 @@ fn against_the_computer(args: DemoArgs) -> Result<(), Fail> {
     Ok(())
 }
 
-/// Prints an event: as JSON, or a move and what is said, as on a scoresheet. A closed pipe
-/// (`chessboardd demo | head`) ends the printing, not the daemon.
+/// Prints an event (see [`line`]). A closed pipe (`chessboardd demo | head`) ends the printing,
+/// not the daemon.
 fn show(e: &chessboardd::engine::Event, json: bool) {
-    let line = if json {
-        e.to_json()
-    } else {
-        match &e.kind {
-            EventKind::Move { ply, san, say, .. } => {
-                let n = ply.div_ceil(2);
-                let dots = if ply % 2 == 1 { "." } else { "..." };
-                format!("{n:>3}{dots:<4}{san:<8} \u{1f50a} {say}")
-            }
-            EventKind::Say { text, .. } => format!("        \u{1f50a} {text}"),
-            _ => return,
-        }
+    if let Some(line) = line(e, json) {
+        let _ = writeln!(std::io::stdout().lock(), "{line}");
+    }
+}
+
+/// An event as the demo prints it: as JSON, or a move and what is said, as on a scoresheet. A
+/// correction names the moves it withdraws (`↺ Nf3`) and says the moves the board shows
+/// instead, which follow on the scoresheet without their words (said in the correction).
+fn line(e: &chessboardd::engine::Event, json: bool) -> Option<String> {
+    if json {
+        return Some(e.to_json());
+    }
+    let scoresheet = |ply: u32, san: &str| {
+        let n = ply.div_ceil(2);
+        let dots = if ply % 2 == 1 { "." } else { "..." };
+        format!("{n:>3}{dots:<4}{san:<8}")
     };
-    let _ = writeln!(std::io::stdout().lock(), "{line}");
+    Some(match &e.kind {
+        EventKind::Move {
+            ply,
+            san,
+            corrected: true,
+            ..
+        } => scoresheet(*ply, san).trim_end().to_string(),
+        EventKind::Move { ply, san, say, .. } => {
+            format!("{} \u{1f50a} {say}", scoresheet(*ply, san))
+        }
+        EventKind::Correction { withdrawn, say, .. } => {
+            let withdrawn = format!("  \u{21ba} {}", withdrawn.join(" "));
+            format!("{withdrawn:<15} \u{1f50a} {say}")
+        }
+        EventKind::Say { text, .. } => format!("        \u{1f50a} {text}"),
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chessboardd::engine::Event;
+
+    fn mv(ply: u32, san: &str, say: &str, corrected: bool) -> Event {
+        Event {
+            t: 0,
+            kind: EventKind::Move {
+                ply,
+                color: shakmaty::Color::White,
+                uci: String::new(),
+                san: san.into(),
+                fen: String::new(),
+                say: say.into(),
+                white_ms: None,
+                black_ms: None,
+                recovered: corrected,
+                touch_checked: !corrected,
+                corrected,
+            },
+        }
+    }
+
+    #[test]
+    fn the_scoresheet_follows_a_correction() {
+        let correction = Event {
+            t: 0,
+            kind: EventKind::Correction {
+                ply: 3,
+                withdrawn: vec!["Nf3".into(), "Nc6".into()],
+                rulings: vec![],
+                say: "Korrektur: Springer Cesar drei. Springer Felix sechs".into(),
+            },
+        };
+        let lines: Vec<String> = [
+            mv(3, "Nf3", "Springer Felix drei", false),
+            mv(4, "Nc6", "Springer Cesar sechs", false),
+            correction,
+            mv(3, "Nc3", "Springer Cesar drei", true),
+            mv(4, "Nf6", "Springer Felix sechs", true),
+        ]
+        .iter()
+        .filter_map(|e| line(e, false))
+        .collect();
+        assert_eq!(
+            lines,
+            [
+                "  2.   Nf3      \u{1f50a} Springer Felix drei",
+                "  2... Nc6      \u{1f50a} Springer Cesar sechs",
+                "  \u{21ba} Nf3 Nc6     \u{1f50a} Korrektur: Springer Cesar drei. Springer Felix sechs",
+                "  2.   Nc3",
+                "  2... Nf6",
+            ]
+        );
+    }
 }

@@ -109,6 +109,7 @@ fn for_everyone(kind: &EventKind) -> bool {
         | EventKind::GameOver { .. }
         | EventKind::TimeWarning { .. }
         | EventKind::Takeback { .. }
+        | EventKind::Correction { .. }
         | EventKind::Resumed { .. }
         | EventKind::Voice { .. } => true,
         EventKind::Say { priority, .. } => *priority == chessboardd::engine::Priority::Result,
@@ -418,11 +419,8 @@ impl Announcer {
             }
         }
         let board = several.then(|| self.names.get(b).map_or("", String::as_str));
-        let json = e.to_json_on(board);
-        if self.events_json {
-            print(json);
-        } else if let Some((text, _)) = e.kind.spoken() {
-            print(format!("\u{1f50a} {text}"));
+        if let Some(line) = printed(e, board, self.events_json) {
+            print(line);
         }
     }
 
@@ -433,6 +431,25 @@ impl Announcer {
             }
         }
     }
+}
+
+/// What `run` prints of an event: the JSON line with `--events-json` (on `board`, when there are
+/// several), else what is said. The moves of a correction were said in the correction.
+fn printed(
+    e: &chessboardd::engine::Event,
+    board: Option<&str>,
+    events_json: bool,
+) -> Option<String> {
+    if events_json {
+        return Some(e.to_json_on(board));
+    }
+    if let EventKind::Move {
+        corrected: true, ..
+    } = e.kind
+    {
+        return None;
+    }
+    e.kind.spoken().map(|(text, _)| format!("\u{1f50a} {text}"))
 }
 
 /// Runs the daemon until SIGTERM. At SIGHUP the settings are loaded again, as at start (`reload`:
@@ -510,5 +527,64 @@ fn hold_state_dir(dir: &Path) -> Result<Option<chessboardd::record::StateLock>, 
             tracing::warn!("state directory {}: cannot lock it: {e}", dir.display());
             Ok(None)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chessboardd::engine::Event;
+
+    fn mv(ply: u32, san: &str, say: &str, corrected: bool) -> Event {
+        Event {
+            t: 1000,
+            kind: EventKind::Move {
+                ply,
+                color: shakmaty::Color::White,
+                uci: "b1c3".into(),
+                san: san.into(),
+                fen: String::new(),
+                say: say.into(),
+                white_ms: None,
+                black_ms: None,
+                recovered: corrected,
+                touch_checked: !corrected,
+                corrected,
+            },
+        }
+    }
+
+    #[test]
+    fn a_correction_is_printed_and_its_moves_are_not_said_again() {
+        let correction = Event {
+            t: 1000,
+            kind: EventKind::Correction {
+                ply: 3,
+                withdrawn: vec!["Nf3".into()],
+                rulings: vec![],
+                say: "Korrektur: Springer Cesar drei".into(),
+            },
+        };
+        let moved = mv(3, "Nc3", "Springer Cesar drei", true);
+        assert_eq!(
+            printed(&correction, None, false).as_deref(),
+            Some("\u{1f50a} Korrektur: Springer Cesar drei")
+        );
+        assert_eq!(printed(&moved, None, false), None);
+        assert_eq!(
+            printed(&mv(3, "Nc3", "Springer Cesar drei", false), None, false).as_deref(),
+            Some("\u{1f50a} Springer Cesar drei")
+        );
+        // As JSON, like any event.
+        let json: serde_json::Value =
+            serde_json::from_str(&printed(&correction, Some("b"), true).unwrap()).unwrap();
+        assert_eq!(json["type"], "correction");
+        assert_eq!(json["withdrawn"], serde_json::json!(["Nf3"]));
+        assert_eq!(json["board"], "b");
+        let json: serde_json::Value =
+            serde_json::from_str(&printed(&moved, None, true).unwrap()).unwrap();
+        assert_eq!(json["corrected"], true);
+        // Two boards: both players hear it.
+        assert!(for_everyone(&correction.kind));
     }
 }

@@ -14,6 +14,9 @@ pub struct Resumed {
     pub start: Chess,
     /// The moves, with the clocks after each.
     pub moves: Vec<(Move, Option<(i64, i64)>)>,
+    /// Which of them were read from the board afterwards (`Ply::recovered`), by index; a
+    /// move past its end was not.
+    pub recovered: Vec<bool>,
     pub illegal: ByColor<u32>,
     /// Both clocks as last recorded (they stood while the daemon was down).
     pub clocks: Option<(i64, i64)>,
@@ -92,13 +95,14 @@ impl Engine {
         self.games_started += 1;
         self.computer_executing = false;
         let mut taken = 0;
-        for (m, clocks) in &game.moves {
+        for (i, (m, clocks)) in game.moves.iter().enumerate() {
             if !self.game.pos.is_legal(*m) {
                 break;
             }
             self.game.play(*m, self.now);
             if let Some(last) = self.game.plies.last_mut() {
                 last.clocks = *clocks;
+                last.recovered = game.recovered.get(i).copied().unwrap_or(false);
             }
             taken += 1;
         }

@@ -225,16 +225,16 @@ impl Fold {
             .saturating_add(1)
     }
 
-    fn push(&mut self, m: Move, clocks: Option<(i64, i64)>) {
+    fn push(&mut self, m: Move, clocks: Option<(i64, i64)>, recovered: bool) {
         let uci = m.to_uci(CastlingMode::Standard).to_string();
         let next = after(self.pos(), m);
         self.positions.push(next);
-        self.rec.moves.push((uci, clocks));
+        self.rec.push_move(uci, clocks, recovered);
         self.rec.clocks = clocks.or(self.rec.clocks);
     }
 
     fn truncate(&mut self, plies: usize) {
-        self.rec.moves.truncate(plies);
+        self.rec.truncate_moves(plies);
         self.positions.truncate(plies + 1);
         self.rec.clocks = self.rec.moves.last().and_then(|m| m.1).or(self.rec.clocks);
     }
@@ -314,6 +314,7 @@ pub fn fold(read: &Read) -> Folded {
                 clocks,
                 ply,
                 fen,
+                recovered,
             } => {
                 let here = g.next_ply();
                 let want = ply.unwrap_or(here);
@@ -337,7 +338,7 @@ pub fn fold(read: &Read) -> Folded {
                         return stop(out, g, &entries[i..]);
                     };
                     for m in ms {
-                        g.push(m, None);
+                        g.push(m, None, false);
                     }
                     out.recovered = out.recovered.saturating_add(missing);
                 }
@@ -346,7 +347,7 @@ pub fn fold(read: &Read) -> Folded {
                         .is_none_or(|f| fen_of(&after(g.pos(), *m)) == *f)
                 });
                 match fits {
-                    Some(m) => g.push(m, *clocks),
+                    Some(m) => g.push(m, *clocks, *recovered),
                     None if split(&mut out, &mut g, fen.as_deref(), want, *clocks) => {}
                     None => return stop(out, g, &entries[i..]),
                 }
@@ -414,6 +415,7 @@ fn split(
     let rec = Recorded {
         start_fen: fen.to_string(),
         moves: Vec::new(),
+        recovered: Vec::new(),
         clocks: clocks.or(g.rec.clocks),
         ended: None,
         file: None,

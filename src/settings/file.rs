@@ -1502,6 +1502,32 @@ mod reference_file {
         assert!(c.words.is_empty());
     }
 
+    /// The comment of `[speech.words]` lists every word's key (from "Keys:" to the notes in
+    /// brackets).
+    #[test]
+    fn the_reference_config_lists_every_word() {
+        let from = REFERENCE
+            .find("# Keys:")
+            .expect("the list of the words' keys");
+        let to = from + REFERENCE[from..].find("# (").expect("the notes after it");
+        let listed: Vec<&str> = REFERENCE[from + "# Keys:".len()..to]
+            .split(|c: char| c == '#' || c.is_whitespace())
+            .filter(|w| !w.is_empty())
+            .collect();
+        for key in crate::words::Words::KEYS {
+            assert!(
+                listed.contains(key),
+                "speech.words.{key} is not listed in config/chessboardd.toml"
+            );
+        }
+        for word in &listed {
+            assert!(
+                crate::words::Words::KEYS.contains(word),
+                "config/chessboardd.toml lists '{word}', which is no word's key"
+            );
+        }
+    }
+
     #[test]
     fn the_reference_config_documents_every_key() {
         let sections = known_keys(None);

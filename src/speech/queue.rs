@@ -2,8 +2,12 @@
 //! say next and whether a new announcement interrupts the one being spoken.
 //!
 //! - A move announcement is never dropped while its move stands; one whose move was taken back
-//!   before it was spoken is dropped (never speak a move that was not completed), and a newer
-//!   announcement of the same ply (the move made again) replaces an unspoken one.
+//!   or withdrawn by a correction before it was spoken is dropped (never speak a move that was
+//!   not completed), and a newer announcement of the same ply (the move made again) replaces an
+//!   unspoken one.
+//! - A correction carries the first ply it withdraws: it drops what is queued of those plies,
+//!   and is itself dropped, unsaid, when its moves are taken back or corrected again; a move
+//!   made at its ply (the correction withdrew moves and put none in their place) leaves it.
 //! - Errors and move announcements interrupt query answers; queries never interrupt anything
 //!   and wait behind everything else.
 //! - At most [`MAX_QUERIES`] query answers wait: one more is dropped (a flood of questions on
@@ -26,7 +30,7 @@ pub struct Item {
     pub id: u64,
     pub text: String,
     pub class: Class,
-    /// The ply a move announcement is about.
+    /// The ply a move announcement is about; for a correction, the first ply it withdraws.
     pub ply: Option<u32>,
 }
 
@@ -66,8 +70,14 @@ impl Queue {
             };
         }
         if let Some(ply) = item.ply {
-            // The same ply announced again: the move was made anew.
-            self.items.retain(|i| i.ply.is_none_or(|p| p < ply));
+            // The same ply announced again: the move was made anew. A correction of that ply
+            // stays when a move comes (it may have put no move in the place of those it
+            // withdrew); a later one replaces it.
+            let is_move = item.class == Class::Move;
+            self.items.retain(|i| {
+                i.ply
+                    .is_none_or(|p| p < ply || (p == ply && is_move && i.class != Class::Move))
+            });
         }
         let interrupt =
             speaking == Some(Class::Query) && matches!(item.class, Class::Error | Class::Move);
@@ -88,7 +98,8 @@ impl Queue {
         }
     }
 
-    /// A move was taken back: its announcement, and those of later plies, are not to be said.
+    /// A move was taken back (or withdrawn by a correction): its announcement, and those of
+    /// later plies (a correction of them too), are not to be said.
     pub fn retract_from(&mut self, ply: u32) {
         self.items.retain(|i| i.ply.is_none_or(|p| p < ply));
     }
@@ -146,6 +157,29 @@ mod tests {
         q.push(item(5, Class::Info, None), None);
         q.retract_from(5);
         assert_eq!(ids(&mut q), vec![5]);
+    }
+
+    #[test]
+    fn a_correction_drops_the_withdrawn_moves_and_stays_for_a_move_at_its_ply() {
+        let mut q = Queue::default();
+        q.push(item(1, Class::Move, Some(1)), None);
+        q.push(item(2, Class::Move, Some(2)), None);
+        q.push(item(3, Class::Move, Some(3)), None);
+        q.push(item(4, Class::Query, None), None);
+        // The correction of ply 2: plies 2 and 3 are withdrawn (the speaker retracts first).
+        q.retract_from(2);
+        q.push(item(5, Class::Error, Some(2)), None);
+        // It withdrew two moves and put one in their place: the next move is ply 3; or none,
+        // and the next move is ply 2 again.
+        q.push(item(6, Class::Move, Some(2)), None);
+        assert_eq!(ids(&mut q), vec![1, 5, 6, 4]);
+        // A correction corrected again (or its moves taken back) before it is said: not said.
+        q.push(item(7, Class::Error, Some(5)), None);
+        q.push(item(8, Class::Error, Some(5)), None);
+        assert_eq!(ids(&mut q), vec![8]);
+        q.push(item(9, Class::Error, Some(5)), None);
+        q.retract_from(4);
+        assert!(q.is_empty());
     }
 
     #[test]

@@ -99,6 +99,10 @@ pub fn spoken(kind: &EventKind, a: &Announce, phrases: &crate::words::Phrases) -
         voice: None,
     };
     match kind {
+        // A move of a correction was said in the correction's sentence.
+        EventKind::Move {
+            corrected: true, ..
+        } => nothing,
         EventKind::Move {
             say, ply, color, ..
         } => {
@@ -146,6 +150,15 @@ pub fn spoken(kind: &EventKind, a: &Announce, phrases: &crate::words::Phrases) -
             retract: Some(*ply),
             ..nothing
         },
+        // Every ply from `ply` on is withdrawn: what is queued of them is not said (and one
+        // being said stops); then the correction, which says the moves the board shows, to
+        // every listener (it is an error: the players heard a wrong move). Its ply makes it
+        // void in turn when those moves are taken back or corrected again before it is said.
+        EventKind::Correction { ply, say, .. } => Spoken {
+            text: Some((say.clone(), Class::Error, Some(*ply))),
+            retract: Some(*ply),
+            ..nothing
+        },
         EventKind::TimeWarning { say, .. } => Spoken {
             text: Some((say.clone(), Class::Error, None)),
             earcon: sound(Earcon::LowTime),
@@ -175,6 +188,33 @@ enum Cmd {
     /// Answer when everything queued has been played.
     Sync(Sender<()>),
     Finish,
+}
+
+/// The speech thread's commands for what a game event calls for, in order: a retraction first
+/// (a correction's withdrawn moves are gone from the queue before the correction is queued),
+/// then the voice, the tone, the words; `next_id` numbers the words.
+fn commands(s: &Spoken, next_id: &mut u64) -> Vec<Cmd> {
+    let mut out = Vec::new();
+    if let Some(ply) = s.retract {
+        out.push(Cmd::Retract(ply));
+    }
+    if let Some((rate, volume)) = s.voice {
+        out.push(Cmd::Voice(rate, volume));
+    }
+    if let Some(e) = s.earcon {
+        out.push(Cmd::Earcon(e));
+    }
+    if let Some((text, class, ply)) = &s.text {
+        *next_id += 1;
+        let item = Item {
+            id: *next_id,
+            text: text.clone(),
+            class: *class,
+            ply: *ply,
+        };
+        out.push(Cmd::Say(item, Instant::now()));
+    }
+    out
 }
 
 /// What the speech thread measured.
@@ -259,17 +299,8 @@ impl Speaker {
 
     /// Speaks what a game event calls for.
     pub fn event(&mut self, s: &Spoken) {
-        if let Some(ply) = s.retract {
-            let _ = self.tx.send(Cmd::Retract(ply));
-        }
-        if let Some((rate, volume)) = s.voice {
-            let _ = self.tx.send(Cmd::Voice(rate, volume));
-        }
-        if let Some(e) = s.earcon {
-            let _ = self.tx.send(Cmd::Earcon(e));
-        }
-        if let Some((text, class, ply)) = &s.text {
-            self.say(text, *class, *ply);
+        for cmd in commands(s, &mut self.next_id) {
+            let _ = self.tx.send(cmd);
         }
     }
 
@@ -305,6 +336,19 @@ struct State {
 }
 
 impl State {
+    fn new(device: Option<String>) -> State {
+        State {
+            device,
+            queue: Queue::default(),
+            syncs: Vec::new(),
+            submitted: HashMap::new(),
+            finishing: false,
+            report: Report::default(),
+            rate: None,
+            dropped: 0,
+        }
+    }
+
     /// Takes a command; true when it interrupts what is being spoken (of class `speaking`).
     fn take(
         &mut self,
@@ -376,16 +420,7 @@ fn run(
     rx: Receiver<Cmd>,
     device: Option<String>,
 ) -> Report {
-    let mut st = State {
-        device,
-        queue: Queue::default(),
-        syncs: Vec::new(),
-        submitted: HashMap::new(),
-        finishing: false,
-        report: Report::default(),
-        rate: None,
-        dropped: 0,
-    };
+    let mut st = State::new(device);
     st.report.no_device = player.no_device.clone();
     loop {
         let Some(item) = st.queue.pop() else {
@@ -525,6 +560,192 @@ mod tests {
             Some("Springer Gustav eins".into())
         );
         assert_eq!(spoken(&touched, &on, &p).earcon, None);
+    }
+
+    /// The move events of `sans` from the initial position, each with its announcement in
+    /// `p`'s words; those from ply `corrected` on are the moves of a correction.
+    fn story(p: &Phrases, sans: &[&str], corrected: u32) -> Vec<EventKind> {
+        use shakmaty::san::{San, SanPlus};
+        use shakmaty::{CastlingMode, Chess, Position};
+        let mut pos = Chess::default();
+        let mut out = Vec::new();
+        for (i, san) in sans.iter().enumerate() {
+            let m = san.parse::<San>().unwrap().to_move(&pos).unwrap();
+            let color = pos.turn();
+            let san = SanPlus::from_move_and_play_unchecked(&mut pos, m);
+            let ply = i as u32 + 1;
+            out.push(EventKind::Move {
+                ply,
+                color,
+                uci: m.to_uci(CastlingMode::Standard).to_string(),
+                san: san.to_string(),
+                fen: String::new(),
+                say: p.announce(&san, m),
+                white_ms: None,
+                black_ms: None,
+                recovered: ply >= corrected,
+                touch_checked: ply < corrected,
+                corrected: ply >= corrected,
+            });
+        }
+        out
+    }
+
+    fn say_of(e: &EventKind) -> String {
+        match e {
+            EventKind::Move { say, .. } => say.clone(),
+            other => panic!("not a move: {other:?}"),
+        }
+    }
+
+    /// 1. e4 e5 2. Nf3 announced; later readings show 2. Nc3: the correction, then its move.
+    fn corrected_knight(p: &Phrases) -> Vec<EventKind> {
+        let mut events = story(p, &["e4", "e5", "Nf3"], u32::MAX);
+        let corrected = story(p, &["e4", "e5", "Nc3"], 3).split_off(2);
+        events.push(EventKind::Correction {
+            ply: 3,
+            withdrawn: vec!["Nf3".into()],
+            rulings: vec![],
+            say: p.correction(&corrected.iter().map(say_of).collect::<Vec<_>>()),
+        });
+        events.extend(corrected);
+        events
+    }
+
+    /// What the speech thread says of `events` handed to it before it says anything (all of
+    /// them queued at once, as when they come while something else is being said).
+    fn heard(events: &[EventKind], a: &Announce, p: &Phrases) -> Vec<String> {
+        let mut st = State::new(None);
+        let mut player = Player::silent();
+        let mut id = 0;
+        for e in events {
+            for cmd in commands(&spoken(e, a, p), &mut id) {
+                st.take(cmd, None, &mut player);
+            }
+        }
+        std::iter::from_fn(|| st.queue.pop())
+            .map(|i| i.text)
+            .collect()
+    }
+
+    #[test]
+    fn a_correction_is_said_once_and_the_withdrawn_move_not_at_all() {
+        let de = Phrases::new(Lang::AppendixF, Style::Short, FileWords::Phonetic);
+        let events = corrected_knight(&de);
+        assert_eq!(
+            heard(&events, &Announce::default(), &de),
+            ["Eva vier", "Eva fünf", "Korrektur: Springer Cesar drei"]
+        );
+        let en = Phrases::new(Lang::En, Style::Short, FileWords::Phonetic);
+        let events = corrected_knight(&en);
+        assert_eq!(
+            heard(&events, &Announce::default(), &en),
+            ["Eva four", "Eva five", "Correction: Knight Cesar three"]
+        );
+        // A listener who does not want his own moves still hears the correction of one (and
+        // the corrected move is never said on its own).
+        let blind_black = Announce {
+            listener: Some(Color::Black),
+            own_moves: false,
+            ..Announce::default()
+        };
+        assert_eq!(
+            heard(&events, &blind_black, &en),
+            ["Eva four", "Correction: Knight Cesar three"]
+        );
+        let (last, correction) = (&events[4], &events[3]);
+        assert_eq!(spoken(last, &Announce::default(), &en).text, None);
+        assert_eq!(spoken(last, &Announce::default(), &en).earcon, None);
+        assert_eq!(
+            spoken(correction, &Announce::default(), &en),
+            Spoken {
+                text: Some((
+                    "Correction: Knight Cesar three".into(),
+                    Class::Error,
+                    Some(3)
+                )),
+                earcon: None,
+                retract: Some(3),
+                voice: None,
+            }
+        );
+    }
+
+    #[test]
+    fn a_ruling_withdrawn_is_said_and_a_move_after_it_too() {
+        for (lang, said) in [
+            (
+                Lang::AppendixF,
+                [
+                    "Eva vier",
+                    "Korrektur: Entscheidung zurückgenommen",
+                    "Eva fünf",
+                ],
+            ),
+            (
+                Lang::En,
+                ["Eva four", "Correction: ruling withdrawn", "Eva five"],
+            ),
+        ] {
+            let p = Phrases::new(lang, Style::Short, FileWords::Phonetic);
+            let mut events = story(&p, &["e4", "e5"], u32::MAX);
+            // The correction withdrew a touch-move ruling and no move: the next move is ply 2.
+            events.insert(
+                1,
+                EventKind::Correction {
+                    ply: 2,
+                    withdrawn: vec![],
+                    rulings: vec!["touch_move"],
+                    say: p.correction(&[]),
+                },
+            );
+            assert_eq!(heard(&events, &Announce::default(), &p), said);
+        }
+    }
+
+    #[test]
+    fn a_withdrawn_move_being_said_stops_and_an_earlier_one_is_said_to_the_end() {
+        let de = Phrases::new(Lang::AppendixF, Style::Short, FileWords::Phonetic);
+        let events = corrected_knight(&de);
+        let mut player = Player::silent();
+        let mut id = 0;
+        // Whether any of the event's commands interrupts what is being said (every one taken).
+        let cmds = |st: &mut State, e: &EventKind, speaking, player: &mut Player, id: &mut u64| {
+            let mut interrupted = false;
+            for c in commands(&spoken(e, &Announce::default(), &de), id) {
+                interrupted |= st.take(c, speaking, player);
+            }
+            interrupted
+        };
+        // 2. Nf3 is being said when the correction comes: it stops.
+        let mut st = State::new(None);
+        assert!(cmds(
+            &mut st,
+            &events[3],
+            Some((Class::Move, Some(3))),
+            &mut player,
+            &mut id
+        ));
+        // 1... e5 is being said: it is said to the end, the correction after it.
+        let mut st = State::new(None);
+        assert!(!cmds(
+            &mut st,
+            &events[3],
+            Some((Class::Move, Some(2))),
+            &mut player,
+            &mut id
+        ));
+        assert!(!cmds(
+            &mut st,
+            &events[4],
+            Some((Class::Move, Some(2))),
+            &mut player,
+            &mut id
+        ));
+        let said: Vec<String> = std::iter::from_fn(|| st.queue.pop())
+            .map(|i| i.text)
+            .collect();
+        assert_eq!(said, ["Korrektur: Springer Cesar drei"]);
     }
 
     #[test]

@@ -32,7 +32,11 @@ impl Lights {
             EventKind::Mismatch { missing, extra } => {
                 Show::Fix(missing.iter().chain(extra).copied().collect())
             }
-            EventKind::Restored { .. } | EventKind::GameStart { .. } => Show::Nothing,
+            // A correction's moves follow it (each shown in turn); a move withdrawn is not
+            // shown any longer.
+            EventKind::Restored { .. }
+            | EventKind::GameStart { .. }
+            | EventKind::Correction { .. } => Show::Nothing,
             _ => return,
         };
         let _ = tx.send(show);
@@ -72,5 +76,47 @@ impl Output for BoardLights {
         if let Some(l) = self.lights.get(board) {
             l.event(&event.kind);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::Square;
+
+    #[test]
+    fn a_correction_puts_out_the_withdrawn_move_and_its_moves_are_shown() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let lights = Lights(Some(tx));
+        let mv = |uci: &str| EventKind::Move {
+            ply: 3,
+            color: shakmaty::Color::White,
+            uci: uci.into(),
+            san: String::new(),
+            fen: String::new(),
+            say: String::new(),
+            white_ms: None,
+            black_ms: None,
+            recovered: true,
+            touch_checked: false,
+            corrected: true,
+        };
+        lights.event(&mv("g1f3"));
+        lights.event(&EventKind::Correction {
+            ply: 3,
+            withdrawn: vec!["Nf3".into()],
+            rulings: vec![],
+            say: String::new(),
+        });
+        lights.event(&mv("b1c3"));
+        let shown: Vec<Show> = rx.try_iter().collect();
+        assert_eq!(
+            shown,
+            [
+                Show::Move(vec![Square::G1, Square::F3]),
+                Show::Nothing,
+                Show::Move(vec![Square::B1, Square::C3]),
+            ]
+        );
     }
 }

@@ -22,7 +22,19 @@ fn status_of(kind: &EventKind) -> Option<String> {
         EventKind::Flicker { square } => format!("square {square} flickers"),
         EventKind::GameStart { .. } => "new game".into(),
         EventKind::Resumed { plies, .. } => format!("game taken up again after {plies} plies"),
+        EventKind::Move {
+            ply,
+            san,
+            corrected: true,
+            ..
+        } => format!("ply {ply}: {san} (corrected)"),
         EventKind::Move { ply, san, .. } => format!("ply {ply}: {san}"),
+        EventKind::Correction { ply, withdrawn, .. } if withdrawn.is_empty() => {
+            format!("ply {ply}: a ruling withdrawn")
+        }
+        EventKind::Correction { ply, withdrawn, .. } => {
+            format!("ply {ply}: corrected ({} withdrawn)", withdrawn.join(" "))
+        }
         EventKind::GameOver { result, reason } => format!("game over: {result} {reason}"),
         _ => return None,
     })
