@@ -139,8 +139,6 @@ pub(super) struct Mismatch {
     pub owe_restored: bool,
 }
 
-/// How far the search for moves the board was not seen making goes (plies).
-pub const RECOVERY_PLIES: usize = 4;
 /// A story is agreed at the latest once it is this many plies old...
 pub const AGREE_AFTER_PLIES: usize = 12;
 /// ... or the log since the agreed point is this long.
@@ -224,6 +222,8 @@ pub struct Engine {
     pub(super) gaps: Vec<Gap>,
     /// The board is not heard since this time (its link lost, or the daemon was down).
     pub(super) gap_from: Option<Millis>,
+    /// When the board last reported its whole board (the last few, since the agreed point).
+    pub(super) reports: Vec<Millis>,
 }
 
 impl Engine {
@@ -269,6 +269,7 @@ impl Engine {
             correcting: false,
             gaps: Vec::new(),
             gap_from: None,
+            reports: Vec::new(),
             s,
         }
     }
@@ -423,6 +424,12 @@ impl Engine {
         match r {
             Reading::Square(sq, state) => self.deb.reading(t, sq, state),
             Reading::Frame(states) => {
+                // (Its changes are due a debounce time later; the report is of then.)
+                let at = t.saturating_add(self.s.debounce_ms);
+                if self.reports.len() >= 4 {
+                    self.reports.remove(0);
+                }
+                self.reports.push(at);
                 for (i, &state) in states.iter().enumerate() {
                     self.deb.frame_reading(t, Square::new(i as u32), state);
                 }
@@ -610,6 +617,7 @@ impl Engine {
         };
         self.log.retain(|s| s.t > t);
         self.gaps.retain(|g| g.to > t);
+        self.reports.retain(|&r| r > t);
         self.checkpoints.clear();
         self.rulings.clear();
     }

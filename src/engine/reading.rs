@@ -10,7 +10,7 @@ use super::clock::ClockSwitch;
 use super::decoder::debounce::{Change, EMPTY};
 use super::decoder::log::{Seen, Trace};
 use super::decoder::physical::code_piece;
-use super::decoder::recognise::{self, classify, Search, Verdict};
+use super::decoder::recognise::{self, classify, Verdict};
 use super::event::{Event, EventKind, Millis, Priority};
 use super::game::fen_of;
 use super::revise::Revision;
@@ -116,14 +116,16 @@ impl Engine {
         // move's touches: a legal explanation comes before an illegal one. Once nothing has
         // explained the board for the mismatch delay, while the players go on, a story need
         // not be one the board showed in its order.
-        if self.phase == Phase::Moving && self.alt.is_none() && !self.passive() {
-            if matches!(verdict, Verdict::Unexplained | Verdict::Illegal { .. }) {
-                match self.revise(false, None, out) {
-                    Revision::Taken => return,
-                    // Legal moves explain it, only not one story yet: no illegal move.
-                    Revision::Waiting => verdict = Verdict::Unexplained,
-                    Revision::Current | Revision::Nothing => {}
-                }
+        if self.phase == Phase::Moving
+            && self.alt.is_none()
+            && !self.passive()
+            && matches!(verdict, Verdict::Unexplained | Verdict::Illegal { .. })
+        {
+            match self.revise(false, None, out) {
+                Revision::Taken => return,
+                // Legal moves explain it, only not one story yet: no illegal move.
+                Revision::Waiting => verdict = Verdict::Unexplained,
+                Revision::Current | Revision::Nothing => {}
             }
         }
         self.report_touches(out);

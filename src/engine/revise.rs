@@ -36,7 +36,7 @@ pub(super) enum Revision {
 /// A story this much cheaper than the record's replaces it (the players heard the record).
 const CORRECTION_MARGIN: u32 = 3;
 /// Stories within this much of the best are its rivals: the board does not tell them apart.
-const RIVALS: u32 = 1;
+const RIVALS: u32 = 2;
 /// Stories kept beyond the cheapest.
 const MARGIN: u32 = 3;
 /// Moves a story may have beyond the record.
@@ -83,6 +83,7 @@ impl Engine {
             margin: MARGIN,
             now: self.now,
             gaps: &self.gaps,
+            reports: &self.reports,
         };
         stories::search(&q)
     }
@@ -119,15 +120,20 @@ impl Engine {
         held: Option<&Hold>,
         out: &mut Vec<Event>,
     ) -> Revision {
+        if std::env::var_os("CHESSBOARDD_DEBUG_STORIES").is_some() {
+            eprintln!(
+                "t={} revise? phase={:?} alt={}",
+                self.now,
+                self.phase,
+                self.alt.is_some()
+            );
+        }
         if self.phase == Phase::Over || self.passive() || self.computer_since_agreed() {
             return Revision::Nothing;
         }
         let start = self.agreed_position();
         let announced = self.announced();
         let found = self.stories_from(&start, &[], announced.len() + BEYOND_RECORD);
-        let Some(best) = found.best() else {
-            return Revision::Nothing;
-        };
         let n = announced.len();
         if std::env::var_os("CHESSBOARDD_DEBUG_STORIES").is_some() {
             eprintln!(
@@ -151,6 +157,10 @@ impl Engine {
                 );
             }
         }
+        let Some(best) = found.best().cloned() else {
+            return Revision::Nothing;
+        };
+        let best = &best;
         let keeps = |s: &Story| s.moves.starts_with(&announced) && !self.not_borne_out(s, n);
         // The record's own best story: it, and what the board shows beyond it.
         let kept = match found.stories.iter().find(|s| keeps(s)) {
@@ -211,9 +221,41 @@ impl Engine {
         if !still && (!candidate.owed.is_empty() || candidate.beyond == Verdict::Unexplained) {
             return Revision::Waiting;
         }
-        let unsure = same_end;
+        let unsure = same_end || self.another_order(&start, &candidate, n);
         self.take(&announced, candidate, unsure, held, out);
         Revision::Taken
+    }
+
+    /// The board tells the moves of `story` beyond the first `from` as well in another order:
+    /// two moves of one side that do not depend on each other, swapped (the board reported
+    /// them together, after a gap or a lost reading).
+    fn another_order(&self, start: &Chess, story: &Story, from: usize) -> bool {
+        let moves = &story.moves;
+        let end = story.position(start);
+        for i in from..moves.len().saturating_sub(2) {
+            let mut other = moves.clone();
+            other.swap(i, i + 2);
+            let mut pos = start.clone();
+            let legal = other.iter().all(|m| {
+                let ok = pos.is_legal(*m);
+                if ok {
+                    pos.play_unchecked(*m);
+                }
+                ok
+            });
+            if !legal || !same(&pos, &end) {
+                continue;
+            }
+            let found = self.stories_from(start, &other, 0);
+            if found
+                .stories
+                .iter()
+                .any(|s| s.moves == other && s.cost <= story.cost)
+            {
+                return true;
+            }
+        }
+        false
     }
 
     /// Takes `story`: withdraws what it does not bear out (a correction), records its moves

@@ -4,7 +4,7 @@
 use shakmaty::{Color, Position};
 
 use super::arbiter::{Engine, Phase};
-use super::decoder::recognise::{Search, Verdict};
+use super::decoder::recognise::Verdict;
 use super::event::{Event, EventKind, Millis, Priority};
 use super::revise::Revision;
 

@@ -40,9 +40,15 @@ pub mod cost {
     pub const LATE: u32 = 4;
     /// A change the board has not shown yet (its reading may still come).
     pub const OWED: u32 = 4;
-    /// Two changes of a square the board never showed (a placement and the lift after it, a
-    /// captured piece's lift and the capturing piece's placement).
-    pub const VANISHED: u32 = 6;
+    /// Two changes of a square the board never showed: a placement and the lift after it (the
+    /// placement's reading late, and overtaken by the lift).
+    pub const VANISHED: u32 = 5;
+    /// A capture the board showed nothing of on its square: the captured piece's lift lost
+    /// (the capturing piece's placement changes nothing there).
+    pub const UNTRACED: u32 = 4;
+    /// A change owed, or seen late, across a whole-board report that did not show it (counted for
+    /// two).
+    pub const REPORT_MISS: u32 = 2;
     /// A piece set down on a square where it stood for the settle time, then taken away: a
     /// move put back (an illegal move put right, a move refused).
     pub const STOOD: u32 = 7;
@@ -108,6 +114,8 @@ pub struct Query<'a> {
     pub now: Millis,
     /// When the board was not heard since the agreed point, oldest first.
     pub gaps: &'a [Gap],
+    /// When the board reported its whole board since the agreed point (the last few).
+    pub reports: &'a [Millis],
 }
 
 /// How long a board may take to show a change (a reading late, a lost one shown again by a
@@ -389,11 +397,16 @@ impl<'a> Search<'a> {
         let depth = self.moves.len();
         // The same moves in another order (of moves that do not depend on each other) reach
         // the same state: gone on with once, at the lower cost.
+        // (What the moves' changes seen out of order cost only grows as moves are added.)
+        let so_far = self.cost + self.lateness(&[]).0;
+        if so_far > self.bound() {
+            return;
+        }
         let key = self.state_key(&pos);
         match self.visited.get(&key) {
-            Some(&c) if c <= self.cost => return,
+            Some(&c) if c <= so_far => return,
             _ => {
-                self.visited.insert(key, self.cost);
+                self.visited.insert(key, so_far);
             }
         }
         let fixed = self.q.prefix.get(depth).copied();
@@ -595,31 +608,30 @@ impl<'a> Search<'a> {
                     self.glitch_used[g] = false;
                     self.restore(saved.clone());
                 }
-                if found.is_none() {
-                    match step.gap {
-                        Some(g) if self.unseen_fits(sq, &g) => {
-                            // Made while nobody heard the board, and not in its report: changed
-                            // back unseen, or the report contradicts the story.
-                            self.owed.add(sq);
-                            self.owed_in_gap.add(sq);
-                            self.owed_since[sq as usize] = g.from;
-                            if !g.changed.contains(sq) {
-                                self.gap_unseen.add(sq);
-                            }
-                            self.cost += cost::GAP;
-                            self.departures.unseen += 1;
+                // Not seen (yet), even with a change of the square to come: that one may be a
+                // later move's.
+                match step.gap {
+                    Some(g) if self.unseen_fits(sq, &g) => {
+                        // Made while nobody heard the board, and not in its report: changed
+                        // back unseen, or the report contradicts the story.
+                        self.owed.add(sq);
+                        self.owed_in_gap.add(sq);
+                        self.owed_since[sq as usize] = g.from;
+                        if !g.changed.contains(sq) {
+                            self.gap_unseen.add(sq);
                         }
-                        _ => {
-                            // Not seen (yet).
-                            self.owed.add(sq);
-                            self.owed_since[sq as usize] = step.end.unwrap_or(step.floor);
-                            self.cost += cost::OWED;
-                            self.departures.owed += 1;
-                        }
+                        self.cost += cost::GAP;
+                        self.departures.unseen += 1;
                     }
-                    self.change(next, m, ch, j + 1, step);
-                    self.restore(saved);
+                    _ => {
+                        self.owed.add(sq);
+                        self.owed_since[sq as usize] = step.end.unwrap_or(step.floor);
+                        self.cost += cost::OWED;
+                        self.departures.owed += 1;
+                    }
                 }
+                self.change(next, m, ch, j + 1, step);
+                self.restore(saved);
             }
             Change::Capture(sq) => {
                 let found = self.next_at(sq, step.floor);
@@ -637,7 +649,12 @@ impl<'a> Search<'a> {
                         self.change(next, m, ch, j + 1, step.seen(log[i].t));
                         self.restore(saved);
                     } else {
+                        // Neither the piece taken nor the one taking it seen there: a second
+                        // change the board has not shown.
+                        self.cost += cost::OWED;
+                        self.departures.owed += 1;
                         self.change(next, m, ch, j + 1, step);
+                        self.restore(saved);
                     }
                     return;
                 }
@@ -661,46 +678,44 @@ impl<'a> Search<'a> {
                             .map(|&p| usize::from(p))
                             .filter(|&p| log[p].what == Trace::Placed);
                         self.assigned.push((i, step.k));
-                        let mut step = step.seen(log[i].t);
-                        match placed {
-                            Some(p) => {
-                                self.cur[sq as usize] = at as u16 + 2;
-                                self.assigned.push((p, step.k));
-                                step = step.seen(log[p].t);
-                            }
-                            None => {
-                                // The capturing piece's placement not seen yet.
-                                self.cur[sq as usize] = at as u16 + 1;
-                                self.owed.add(sq);
-                                self.owed_since[sq as usize] = log[i].t;
-                                self.cost += cost::OWED;
-                                self.departures.owed += 1;
-                            }
+                        let lifted = step.seen(log[i].t);
+                        if let Some(p) = placed {
+                            self.cur[sq as usize] = at as u16 + 2;
+                            self.assigned.push((p, step.k));
+                            self.change(next, m, ch, j + 1, lifted.seen(log[p].t));
+                            self.cur = saved.cur;
+                            self.assigned.truncate(saved.assigned + 1);
                         }
-                        self.change(next, m, ch, j + 1, step);
-                        self.restore(saved);
+                        // The capturing piece's placement not seen yet (a placement seen there
+                        // later may be another capture's).
+                        self.cur[sq as usize] = at as u16 + 1;
+                        self.owed.add(sq);
+                        self.owed_since[sq as usize] = log[i].t;
+                        self.cost += cost::OWED;
+                        self.departures.owed += 1;
+                        self.change(next, m, ch, j + 1, lifted);
+                        self.restore(saved.clone());
+                    }
+                    _ => {}
+                }
+                // Nothing seen on the square of the capture (what it shows later may be a later
+                // capture's).
+                match step.gap {
+                    Some(g) if self.unseen_fits(sq, &g) => {
+                        // Captured while nobody heard the board.
+                        if !g.changed.contains(sq) {
+                            self.gap_unseen.add(sq);
+                        }
+                        self.cost += cost::GAP;
+                        self.departures.unseen += 1;
                     }
                     _ => {
-                        // Nothing seen on the square at all.
-                        match step.gap {
-                            Some(g) if self.unseen_fits(sq, &g) => {
-                                // Captured while nobody heard the board.
-                                if !g.changed.contains(sq) {
-                                    self.gap_unseen.add(sq);
-                                }
-                                self.cost += cost::GAP;
-                                self.departures.unseen += 1;
-                                self.change(next, m, ch, j + 1, step);
-                            }
-                            _ => {
-                                self.cost += cost::VANISHED;
-                                self.departures.vanished += 1;
-                                self.change(next, m, ch, j + 1, step);
-                            }
-                        }
-                        self.restore(saved);
+                        self.cost += cost::UNTRACED;
+                        self.departures.vanished += 1;
                     }
                 }
+                self.change(next, m, ch, j + 1, step);
+                self.restore(saved);
             }
         }
     }
@@ -732,6 +747,7 @@ impl<'a> Search<'a> {
     /// observations no move accounts for cost, the changes seen out of their order.
     fn stop_here(&mut self, pos: &Chess) {
         let log = self.q.log;
+
         let mut cost = self.cost;
         let mut departures = self.departures;
         let mut tail = Bitboard::EMPTY;
@@ -771,9 +787,20 @@ impl<'a> Search<'a> {
             }
         }
         for sq in self.owed {
-            if self.q.now.saturating_sub(self.owed_since[sq as usize]) > OWED_PATIENCE_MS {
+            let since = self.owed_since[sq as usize];
+            if self.q.now.saturating_sub(since) > OWED_PATIENCE_MS {
                 cost += cost::OVERDUE;
             }
+            // Whole-board reports since that did not show it (a late sensor shows the square
+            // as it was in every report, a lost reading shows in the next).
+            let missed = self
+                .q
+                .reports
+                .iter()
+                .rev()
+                .take_while(|&&r| r > since)
+                .count();
+            cost += cost::REPORT_MISS * missed.min(2) as u32;
         }
         if cost > self.bound() {
             return;
@@ -823,34 +850,19 @@ impl<'a> Search<'a> {
         if cost > self.bound() {
             return;
         }
-        // Changes seen out of their order: the fewest observations that, left out, leave the
-        // rest in the moves' order (those seen at the same moment in any order).
-        let mut order: Vec<(Millis, usize, usize)> = self
-            .assigned
-            .iter()
-            .map(|&(i, k)| (log[i].t, k, i))
-            .collect();
         // What the board shows beyond the moves came after them: the next move under way.
         let next = self.moves.len();
+        let mut beyond_seen = Vec::new();
         for sq in tail {
             let list = &self.obs[sq as usize];
             if let Some(&i) = list.last() {
-                order.push((log[usize::from(i)].t, next, usize::from(i)));
+                beyond_seen.push((log[usize::from(i)].t, next, usize::from(i)));
             }
         }
-        order.sort_unstable();
-        let in_order = longest_in_order(&order);
+        let (late_cost, late, order, in_order) = self.lateness(&beyond_seen);
+        cost += late_cost;
+        departures.late += late;
         let mut unordered = false;
-        for (j, &(_, _, i)) in order.iter().enumerate() {
-            if !in_order[j] {
-                departures.late += 1;
-                cost += if log[i].late {
-                    cost::LATE_FRAME
-                } else {
-                    cost::LATE
-                };
-            }
-        }
         if cost > self.bound() {
             return;
         }
@@ -884,6 +896,49 @@ impl<'a> Search<'a> {
             unordered,
         };
         self.keep(story);
+    }
+
+    /// What the changes the moves account for (and `beyond`: what the board did after them)
+    /// seen out of their order cost: the fewest observations that, left out, leave the rest in
+    /// the moves' order (those seen at the same moment in any order), each late, dearer when a
+    /// whole-board report after its move began did not show it. Also how many, the
+    /// observations in time order, and which of them are in order.
+    fn lateness(
+        &self,
+        beyond: &[(Millis, usize, usize)],
+    ) -> (u32, u32, Vec<(Millis, usize, usize)>, Vec<bool>) {
+        let log = self.q.log;
+        let mut order: Vec<(Millis, usize, usize)> = self
+            .assigned
+            .iter()
+            .map(|&(i, k)| (log[i].t, k, i))
+            .chain(beyond.iter().copied())
+            .collect();
+        order.sort_unstable();
+        let in_order = longest_in_order(&order);
+        let mut began = vec![Millis::MAX; self.moves.len()];
+        for &(t, k, _) in &order {
+            if k < began.len() {
+                began[k] = began[k].min(t);
+            }
+        }
+        let (mut cost, mut late) = (0, 0);
+        for (j, &(t, k, i)) in order.iter().enumerate() {
+            if in_order[j] {
+                continue;
+            }
+            late += 1;
+            cost += if log[i].late {
+                cost::LATE_FRAME
+            } else {
+                cost::LATE
+            };
+            if let Some(&b) = began.get(k) {
+                let missed = self.q.reports.iter().filter(|&&r| r > b && r < t).count();
+                cost += cost::REPORT_MISS * missed.min(2) as u32;
+            }
+        }
+        (cost, late, order, in_order)
     }
 
     /// When each move was complete: its last change seen in order, no later than the next
@@ -1065,6 +1120,7 @@ mod tests {
             margin: 8,
             now: log.last().map_or(0, |s| s.t),
             gaps: &[],
+            reports: &[],
         })
     }
 
@@ -1109,7 +1165,9 @@ mod tests {
         let found = find(&start, &log);
         let cheapest = found.cheapest();
         assert!(cheapest.len() > 1, "{:?}", found.stories);
-        assert!(cheapest.iter().all(|s| s.owed.count() == 1));
+        assert!(cheapest
+            .iter()
+            .all(|s| s.departures.owed + s.departures.vanished == 1));
         log.push(seen(2300, F4, Placed));
         let (moves, cost) = best(&start, &log);
         assert_eq!(moves, ["Qf4", "g5"]);
@@ -1165,7 +1223,7 @@ mod tests {
         assert_eq!(story(&found, &["Nd5", "Bxd5"]), Some(cost::SWAP));
         // Without the flicker the capture left no trace: dearer.
         let found = find(&start, &log[..3]);
-        assert_eq!(story(&found, &["Nd5", "Bxd5"]), Some(cost::VANISHED));
+        assert_eq!(story(&found, &["Nd5", "Bxd5"]), Some(cost::UNTRACED));
     }
 
     #[test]
@@ -1181,19 +1239,36 @@ mod tests {
             frame(5000, G8, Lifted),
         ];
         let found = find(&start, &log);
-        let cheapest = found.cheapest();
-        assert_eq!(cheapest[0].cost, 0);
-        let mut orders: Vec<Vec<String>> = cheapest
-            .iter()
-            .filter(|s| s.moves.len() == 3)
-            .map(|s| sans(&start, &s.moves))
-            .collect();
-        orders.sort();
-        assert_eq!(
-            orders,
-            vec![vec!["Nc3", "Nf6", "Nf3"], vec!["Nf3", "Nf6", "Nc3"]]
+        let b = found.best().unwrap();
+        assert_eq!(b.cost, 0);
+        assert!(b.unordered);
+        let moves = sans(&start, &b.moves);
+        assert!(
+            moves == ["Nc3", "Nf6", "Nf3"] || moves == ["Nf3", "Nf6", "Nc3"],
+            "{moves:?}"
         );
-        assert!(cheapest.iter().all(|s| s.unordered));
+        // The other order is as good a story (the search goes on with one of them only).
+        let mut other = b.moves.clone();
+        other.swap(0, 2);
+        let phys = board(&start, &log);
+        let again = search(&Query {
+            start: &start,
+            log: &log,
+            phys: &phys,
+            last_change: Some((F6, true)),
+            settle_ms: 300,
+            promotion: Role::Queen,
+            max_plies: 3,
+            prefix: &other,
+            margin: 8,
+            now: 5000,
+            gaps: &[],
+            reports: &[],
+        });
+        assert_eq!(
+            again.best().map(|s| (s.moves.clone(), s.cost)),
+            Some((other, 0))
+        );
     }
 
     #[test]
@@ -1243,6 +1318,34 @@ mod tests {
         assert_eq!(b.cost, cost::SWAP);
         assert_eq!(b.beyond, Verdict::Home);
         assert!(found.stories.iter().skip(1).all(|s| s.cost > b.cost));
+    }
+
+    #[test]
+    fn a_capture_whose_placement_was_lost_then_the_recapture() {
+        // ...Nxd6 with the knight's placement on d6 lost (the white knight's lift seen), then
+        // Qxd6: the queen's placement is the square's next change. One reading lost: among the
+        // cheapest stories (the board does not tell it yet from the knight gone elsewhere, and
+        // white's knight lifted and put back while the queen is in the hand).
+        let start = pos("r1b3k1/3p1rp1/1pnN4/4p3/4n2p/2P2P2/P1P3PP/R2Q1RK1 b - - 0 17");
+        let log = [
+            seen(8629126, E4, Lifted),
+            seen(8630212, D6, Glitch),
+            seen(8630243, D6, Lifted),
+            seen(8630806, D1, Lifted),
+            seen(8631442, D6, Glitch),
+            seen(8631475, D6, Placed),
+        ];
+        let found = find(&start, &log);
+        let cheapest = found.cheapest();
+        assert!(cheapest
+            .iter()
+            .any(|s| sans(&start, &s.moves) == ["Nxd6", "Qxd6"]));
+        // Two changes unseen on one square (the knight to d2, the queen taking it there): dearer.
+        assert!(found
+            .stories
+            .iter()
+            .filter(|s| sans(&start, &s.moves) == ["Nd2", "Qxd2"])
+            .all(|s| s.cost > cheapest[0].cost));
     }
 
     #[test]
@@ -1313,6 +1416,7 @@ mod tests {
             margin: 20,
             now: 300,
             gaps: &[],
+            reports: &[],
         });
         let b = found.best().unwrap();
         assert_eq!(sans(&start, &b.moves)[0], "e3");
