@@ -82,10 +82,11 @@ impl Engine {
                     if !self.explained_after(&h) {
                         match self.revise(false, Some(&h), out) {
                             Revision::Taken => return,
-                            // Legal moves explain it, but not one story yet: no illegal move
-                            // is ruled while the board may still tell which.
-                            Revision::Waiting if matches!(h.held, Held::Illegal(..)) => {
-                                self.report_touches(out);
+                            // Legal moves explain it, but not one story yet: the held move is
+                            // not taken, nor an illegal move ruled, while the board may still
+                            // tell which; whose lifts these are is not known yet either.
+                            Revision::Waiting => {
+                                self.turn.touches_deferred = true;
                                 self.evaluate_as(Some(Verdict::Unexplained), out);
                                 return;
                             }

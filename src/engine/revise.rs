@@ -36,7 +36,7 @@ pub(super) enum Revision {
 /// A story this much cheaper than the record's replaces it (the players heard the record).
 const CORRECTION_MARGIN: u32 = 3;
 /// Stories within this much of the best are its rivals: the board does not tell them apart.
-const RIVALS: u32 = 2;
+const RIVALS: u32 = 1;
 /// Stories kept beyond the cheapest.
 const MARGIN: u32 = 3;
 /// Moves a story may have beyond the record.
@@ -205,6 +205,10 @@ impl Engine {
         let mut same_end = false;
         for s in &found.stories {
             if s.moves == candidate.moves || s.cost > candidate.cost + RIVALS {
+                continue;
+            }
+            // (The candidate's moves but the last, the board showing that one made: no rival.)
+            if matches!(s.beyond, Verdict::Moves(_)) && candidate.moves.starts_with(&s.moves) {
                 continue;
             }
             if same(&s.position(&start), &end) {
