@@ -29,7 +29,7 @@ use super::decoder::log::Seen;
 use super::decoder::physical::Physical;
 use super::decoder::recognise;
 use super::decoder::stories::Gap;
-use super::event::{Event, EventKind, Millis, Priority};
+use super::event::{Event, EventKind, Millis, Priority, TouchRule};
 use super::game::{fen_of, ply_number, Game};
 use super::input::{Command, LinkState, PortError, Reading, VoiceLevel};
 use super::rules::Mode;
@@ -60,6 +60,8 @@ pub(super) struct Hold {
     pub held: Held,
     pub since: Millis,
     pub due: Option<Millis>,
+    /// A ruling already put off once because readings still to come might explain the board.
+    pub deferred: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -71,6 +73,9 @@ pub(super) enum Held {
     Promotion(Move),
     /// An illegal move standing on the board (tournament).
     Illegal(Square, Square),
+    /// A legal move against touch-move (tournament): refused once it has stood, or the board
+    /// went on (a late reading may still tell another story).
+    Breach(Move),
     /// Casual play: the board shows an earlier position of the game.
     Takeback(Takeback),
 }
@@ -218,6 +223,8 @@ pub struct Engine {
     pub(super) moving_at: Option<Millis>,
     /// The moves being recorded are those of a correction.
     pub(super) correcting: bool,
+    /// A move against touch-move is being refused (its hold is over).
+    pub(super) refusing: bool,
     /// The times since the agreed point when the board was not heard (for the stories).
     pub(super) gaps: Vec<Gap>,
     /// The board is not heard since this time (its link lost, or the daemon was down).
@@ -267,6 +274,7 @@ impl Engine {
             plain_run: 0,
             moving_at: None,
             correcting: false,
+            refusing: false,
             gaps: Vec::new(),
             gap_from: None,
             reports: Vec::new(),
@@ -502,11 +510,14 @@ impl Engine {
     /// `forced`: the board went on, so the move is complete even where the clock button would
     /// be awaited.
     pub(super) fn complete(&mut self, m: Move, forced: bool, out: &mut Vec<Event>) {
-        if self.s.mode == Mode::Tournament && !self.turn.touch_unknown {
-            if let Some((rule, square)) = self.breach(m) {
+        if self.s.mode == Mode::Tournament && !self.turn.touch_unknown && self.breach(m).is_some() {
+            if self.refusing {
+                let (rule, square) = self.breach(m).unwrap_or((TouchRule::Art4_3a, m.to()));
                 self.refuse_touch_move(rule, square, out);
-                return;
+            } else {
+                self.hold(Held::Breach(m), Some(self.s.settle_ms));
             }
+            return;
         }
         // Art. 6.8: with a clock button the move is complete when the clock is pressed,
         // unless it ends the game.

@@ -9,6 +9,7 @@ use super::arbiter::{Engine, Held, Hold, Phase};
 use super::decoder::log::Trace;
 use super::decoder::recognise::{self, classify, Verdict};
 use super::event::{Event, Millis};
+use super::revise::Revision;
 
 impl Engine {
     /// Takes a held decision at the time the board came to show it, because the board went on
@@ -27,6 +28,7 @@ impl Engine {
                 self.at(h.since, |e| e.complete(m, true, out));
             }
             Held::Illegal(from, to) => self.at(h.since, |e| e.illegal_completed(from, to, out)),
+            Held::Breach(m) => self.at(h.since, |e| e.refuse(m, out)),
             Held::Takeback(plan) => self.apply_takeback(plan, h.since, out),
         }
         if self.phase == Phase::Over {
@@ -62,7 +64,7 @@ impl Engine {
                 m,
                 self.turn.promo_choice.unwrap_or(self.s.promotion_default),
             ),
-            Held::Illegal(..) | Held::Takeback(_) => return false,
+            Held::Illegal(..) | Held::Breach(_) | Held::Takeback(_) => return false,
         };
         let mut pos = self.game.pos.clone();
         pos.play_unchecked(m);
@@ -125,10 +127,29 @@ impl Engine {
             return;
         };
         self.phase = Phase::Moving;
+        if matches!(h.held, Held::Illegal(..) | Held::Breach(_)) {
+            // A ruling: only when no story of legal moves, with readings still to come,
+            // explains the board better (once put off, it is given when the board has stood
+            // still since for the mismatch delay).
+            match self.revise(h.deferred, Some(&h), out) {
+                Revision::Taken => return,
+                Revision::Waiting if !h.deferred => {
+                    self.phase = Phase::Holding(Hold {
+                        due: Some(h.since.saturating_add(self.s.mismatch_ms).max(self.now + 1)),
+                        deferred: true,
+                        ..h
+                    });
+                    return;
+                }
+                _ => self.phase = Phase::Moving,
+            }
+        }
         match h.held {
             Held::Move(m) => self.complete(m, false, out),
             Held::Promotion(_) => self.promotion_timeout(out),
             Held::Illegal(from, to) => self.illegal_completed(from, to, out),
+            // (Refused as of its release, when the offence was complete.)
+            Held::Breach(m) => self.at(h.since, |e| e.refuse(m, out)),
             Held::Takeback(plan) => {
                 if self.takeback_plan() == Some(plan) {
                     self.apply_takeback(plan, h.since, out);
@@ -142,7 +163,15 @@ impl Engine {
             held,
             since: self.now,
             due: wait.map(|w| self.now.saturating_add(w)),
+            deferred: false,
         });
+    }
+
+    /// Refuses a move held back for breaking touch-move (its hold is over).
+    pub(super) fn refuse(&mut self, m: Move, out: &mut Vec<Event>) {
+        self.refusing = true;
+        self.complete(m, true, out);
+        self.refusing = false;
     }
 }
 

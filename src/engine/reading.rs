@@ -69,6 +69,19 @@ impl Engine {
             _ => None,
         };
         let mut verdict = self.verdict();
+        if let Some(h) = held.as_ref().filter(|h| matches!(h.held, Held::Breach(_))) {
+            // A move against touch-move was released: the board going on does not undo it. It
+            // is refused at its release, unless the board now tells another story.
+            let h = h.clone();
+            self.phase = Phase::Moving;
+            if self.revise(false, Some(&h), out) == Revision::Taken {
+                return;
+            }
+            self.settle(h, out);
+            self.report_touches(out);
+            self.evaluate(out);
+            return;
+        }
         if let Some(h) = held.or_else(|| self.alt.clone()) {
             match verdict {
                 Verdict::Unexplained => {

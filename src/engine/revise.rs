@@ -157,11 +157,23 @@ impl Engine {
                 );
             }
         }
-        let Some(best) = found.best().cloned() else {
+        if found.best().is_none() {
             return Revision::Nothing;
+        }
+        // A move held back for breaking touch-move is a ruling to give: the stories that take
+        // it as the next move are the record's, at the cost of an illegal move.
+        let breach = match held.map(|h| &h.held) {
+            Some(Held::Breach(m)) => Some(*m),
+            _ => None,
+        };
+        let ruled = |s: &Story| breach.is_some_and(|m| s.moves.get(n) == Some(&m));
+        let keeps =
+            |s: &Story| s.moves.starts_with(&announced) && !self.not_borne_out(s, n) && !ruled(s);
+        let best = match found.stories.iter().find(|s| !ruled(s)) {
+            Some(b) => b.clone(),
+            None => return Revision::Current,
         };
         let best = &best;
-        let keeps = |s: &Story| s.moves.starts_with(&announced) && !self.not_borne_out(s, n);
         // The record's own best story: it, and what the board shows beyond it.
         let kept = match found.stories.iter().find(|s| keeps(s)) {
             Some(s) => Some(s.clone()),
@@ -173,10 +185,16 @@ impl Engine {
         };
         // An illegal move held back a moment is a story too: one the search does not tell
         // (the opponent's reply begun on a board that must be put back first).
-        let held_illegal = held.is_some_and(|h| matches!(h.held, Held::Illegal(..)));
+        let held_illegal =
+            held.is_some_and(|h| matches!(h.held, Held::Illegal(..) | Held::Breach(_)));
         let mut record_cost = kept.as_ref().map_or(u32::MAX, |s| s.cost);
         if held_illegal {
-            record_cost = record_cost.min(stories::cost::ILLEGAL);
+            let breaching = found
+                .stories
+                .iter()
+                .find(|s| ruled(s))
+                .map_or(0, |s| s.cost);
+            record_cost = record_cost.min(stories::cost::ILLEGAL + breaching);
         }
         // Replacing what the players heard wants a clear margin; what was only held back, less.
         let margin = if keeps(best) {
@@ -186,7 +204,11 @@ impl Engine {
         } else {
             1
         };
-        let candidate = if best.cost.saturating_add(margin) <= record_cost {
+        // The record's story waits for a reading still to come: no correction while it may.
+        let record_waits = kept.as_ref().is_some_and(|k| !k.owed.is_empty());
+        let candidate = if best.cost.saturating_add(margin) <= record_cost
+            && !(margin > 1 && record_waits && !still)
+        {
             best.clone()
         } else {
             match kept {

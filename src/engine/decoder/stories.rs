@@ -49,6 +49,8 @@ pub mod cost {
     /// A change owed, or seen late, across a whole-board report that did not show it (counted for
     /// two).
     pub const REPORT_MISS: u32 = 2;
+    /// A piece lifted and put back on its square (a touch, an adjustment).
+    pub const TOUCH: u32 = 1;
     /// A piece set down on a square where it stood for the settle time, then taken away: a
     /// move put back (an illegal move put right, a move refused).
     pub const STOOD: u32 = 7;
@@ -499,19 +501,23 @@ impl<'a> Search<'a> {
     }
 
     /// The next observation of `sq` that can be this move's (a piece lifted and put back
-    /// before the move began is not): its place in the square's list and its index.
-    fn next_at(&self, sq: Square, floor: Millis) -> Option<(usize, usize)> {
+    /// before the move began is not): its place in the square's list, its index, and what the
+    /// pairs skipped before it cost.
+    fn next_after_pairs(&self, sq: Square, floor: Millis) -> Option<(usize, usize, u32)> {
         let log = self.q.log;
         let list = &self.obs[sq as usize];
         let mut at = usize::from(self.cur[sq as usize]);
         list.get(at)?;
+        let mut skipped = 0;
         while log[usize::from(list[at])].t < floor
             && at + 2 < list.len()
             && log[usize::from(list[at + 1])].t < floor
         {
+            let (a, b) = (&log[usize::from(list[at])], &log[usize::from(list[at + 1])]);
+            skipped += self.pair_cost(a, b).0;
             at += 2;
         }
-        Some((at, usize::from(list[at])))
+        Some((at, usize::from(list[at]), skipped))
     }
 
     /// `sq` may change unseen in `gap`: the report shows it changed, or the story has room for
@@ -587,10 +593,12 @@ impl<'a> Search<'a> {
                     self.restore(saved);
                     return;
                 }
-                let found = self.next_at(sq, step.floor);
-                if let Some((at, i)) = found.filter(|&(_, i)| log[i].what == what) {
+                let skipped = self.next_after_pairs(sq, step.floor);
+                let found = skipped.map(|(at, i, _)| (at, i));
+                if let Some((at, i, pairs)) = skipped.filter(|&(_, i, _)| log[i].what == what) {
                     self.cur[sq as usize] = at as u16 + 1;
                     self.assigned.push((i, step.k));
+                    self.cost += pairs;
                     self.change(next, m, ch, j + 1, step.seen(log[i].t));
                     self.restore(saved.clone());
                 }
@@ -634,11 +642,14 @@ impl<'a> Search<'a> {
                 self.restore(saved);
             }
             Change::Capture(sq) => {
-                let found = self.next_at(sq, step.floor);
+                let skipped = self.next_after_pairs(sq, step.floor);
+                let found = skipped.map(|(at, i, _)| (at, i));
+                let pairs = skipped.map_or(0, |(_, _, c)| c);
                 if self.owed.contains(sq) {
                     // The square was to be filled, or its piece was lost by the sensor: a
                     // placement seen now is the capturing piece's.
                     if let Some((at, i)) = found.filter(|&(_, i)| log[i].what == Trace::Placed) {
+                        self.cost += pairs;
                         self.cur[sq as usize] = at as u16 + 1;
                         self.assigned.push((i, step.k));
                         self.owed.discard(sq);
@@ -678,6 +689,7 @@ impl<'a> Search<'a> {
                             .map(|&p| usize::from(p))
                             .filter(|&p| log[p].what == Trace::Placed);
                         self.assigned.push((i, step.k));
+                        self.cost += pairs;
                         let lifted = step.seen(log[i].t);
                         if let Some(p) = placed {
                             self.cur[sq as usize] = at as u16 + 2;
@@ -768,11 +780,9 @@ impl<'a> Search<'a> {
                 if a.what == Trace::Lifted {
                     vacated.add(sq);
                 }
-                // Set down and taken away again after standing: a move put back.
-                if a.what == Trace::Placed && b.t.saturating_sub(a.t) >= self.q.settle_ms {
-                    cost += cost::STOOD;
-                    departures.stood += 1;
-                }
+                let (c, stood) = self.pair_cost(a, b);
+                cost += c;
+                departures.stood += u32::from(stood);
             }
             if rest.len() % 2 == 1 {
                 tail.add(sq);
@@ -896,6 +906,18 @@ impl<'a> Search<'a> {
             unordered,
         };
         self.keep(story);
+    }
+
+    /// What a lift and a placement of one square that no move accounts for cost: a piece
+    /// lifted and put back (a touch, an adjustment: rare in play), one set down for a moment
+    /// (sliding over the square: nothing), or set down and left there for the settle time
+    /// before it was taken away (a move put back: an illegal move put right, a move refused).
+    fn pair_cost(&self, a: &Seen, b: &Seen) -> (u32, bool) {
+        match a.what {
+            Trace::Lifted => (cost::TOUCH, false),
+            _ if b.t.saturating_sub(a.t) >= self.q.settle_ms => (cost::STOOD, true),
+            _ => (0, false),
+        }
     }
 
     /// What the changes the moves account for (and `beyond`: what the board did after them)
@@ -1349,7 +1371,7 @@ mod tests {
     }
 
     #[test]
-    fn a_piece_touched_and_put_back_costs_nothing_one_that_stood_does() {
+    fn a_piece_touched_and_put_back_costs_little_one_that_stood_as_an_illegal_move() {
         let start = Chess::default();
         let touched = [
             seen(100, G1, Lifted),
@@ -1357,7 +1379,7 @@ mod tests {
             seen(700, E2, Lifted),
             seen(900, E4, Placed),
         ];
-        assert_eq!(best(&start, &touched), (vec!["e4".into()], 0));
+        assert_eq!(best(&start, &touched), (vec!["e4".into()], cost::TOUCH));
         // A knight set down on g3 (illegal), left there a second, put back, then e4.
         let put_back = [
             seen(100, G1, Lifted),
@@ -1367,7 +1389,11 @@ mod tests {
             seen(1700, E2, Lifted),
             seen(1900, E4, Placed),
         ];
-        assert_eq!(best(&start, &put_back), (vec!["e4".into()], cost::STOOD));
+        // (The knight's lift and its placement back on g1 are a touch as well.)
+        assert_eq!(
+            best(&start, &put_back),
+            (vec!["e4".into()], cost::STOOD + cost::TOUCH)
+        );
         // Slid over a square for a moment: nothing.
         let slid = [
             seen(100, D1, Lifted),
