@@ -400,7 +400,7 @@ impl<'a> Search<'a> {
         // The same moves in another order (of moves that do not depend on each other) reach
         // the same state: gone on with once, at the lower cost.
         // (What the moves' changes seen out of order cost only grows as moves are added.)
-        let so_far = self.cost + self.lateness(&[]).0;
+        let so_far = self.cost + self.lateness(&[]).cost;
         if so_far > self.bound() {
             return;
         }
@@ -869,7 +869,12 @@ impl<'a> Search<'a> {
                 beyond_seen.push((log[usize::from(i)].t, next, usize::from(i)));
             }
         }
-        let (late_cost, late, order, in_order) = self.lateness(&beyond_seen);
+        let Lateness {
+            cost: late_cost,
+            late,
+            order,
+            in_order,
+        } = self.lateness(&beyond_seen);
         cost += late_cost;
         departures.late += late;
         let mut unordered = false;
@@ -925,12 +930,9 @@ impl<'a> Search<'a> {
     /// the moves' order (those seen at the same moment in any order), each late, dearer when a
     /// whole-board report after its move began did not show it. Also how many, the
     /// observations in time order, and which of them are in order.
-    fn lateness(
-        &self,
-        beyond: &[(Millis, usize, usize)],
-    ) -> (u32, u32, Vec<(Millis, usize, usize)>, Vec<bool>) {
+    fn lateness(&self, beyond: &[Stamp]) -> Lateness {
         let log = self.q.log;
-        let mut order: Vec<(Millis, usize, usize)> = self
+        let mut order: Vec<Stamp> = self
             .assigned
             .iter()
             .map(|&(i, k)| (log[i].t, k, i))
@@ -960,7 +962,12 @@ impl<'a> Search<'a> {
                 cost += cost::REPORT_MISS * missed.min(2) as u32;
             }
         }
-        (cost, late, order, in_order)
+        Lateness {
+            cost,
+            late,
+            order,
+            in_order,
+        }
     }
 
     /// When each move was complete: its last change seen in order, no later than the next
@@ -968,7 +975,7 @@ impl<'a> Search<'a> {
     fn times(
         &self,
         when: &[Option<(Millis, Millis, bool)>],
-        order: &[(Millis, usize, usize)],
+        order: &[Stamp],
         in_order: &[bool],
     ) -> Vec<Millis> {
         let k = self.moves.len();
@@ -1030,9 +1037,22 @@ impl<'a> Search<'a> {
     }
 }
 
+/// An observation the moves account for: when it was seen, the move it belongs to (the
+/// number of moves for what the board did beyond them), and its index in the log.
+type Stamp = (Millis, usize, usize);
+
+/// What the changes seen out of their moves' order cost, and how many they are, with the
+/// observations in time order and which of them are in order.
+struct Lateness {
+    cost: u32,
+    late: u32,
+    order: Vec<Stamp>,
+    in_order: Vec<bool>,
+}
+
 /// Which of the observations, sorted by time, form the longest run whose moves never go
 /// back (`true` for those in it): a longest non-decreasing subsequence of the moves' numbers.
-fn longest_in_order(order: &[(Millis, usize, usize)]) -> Vec<bool> {
+fn longest_in_order(order: &[Stamp]) -> Vec<bool> {
     let n = order.len();
     // tails[l]: the index ending the best run of length l + 1; prev: its predecessor.
     let mut tails: Vec<usize> = Vec::with_capacity(n);
