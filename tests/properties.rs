@@ -437,8 +437,9 @@ fn check_invariants(engine: &Engine, events: &[Event]) -> Result<(), TestCaseErr
     // The events reconstruct the record.
     let mut starts = 0;
     let mut cur: Option<Chess> = None;
-    /// Per move told and not taken back: the position before, uci, san, time and clocks.
-    type Told = (Chess, String, String, Millis, Option<(i64, i64)>);
+    /// Per move told and not taken back: the position before, uci, san, time, clocks, and
+    /// whether it was read from the board afterwards (`recovered`).
+    type Told = (Chess, String, String, Millis, Option<(i64, i64)>, bool);
     let mut stack: Vec<Told> = Vec::new();
     for e in events {
         match &e.kind {
@@ -455,6 +456,7 @@ fn check_invariants(engine: &Engine, events: &[Event]) -> Result<(), TestCaseErr
                 fen,
                 white_ms,
                 black_ms,
+                recovered,
                 ..
             } => {
                 let Some(p) = cur.as_mut() else {
@@ -479,12 +481,12 @@ fn check_invariants(engine: &Engine, events: &[Event]) -> Result<(), TestCaseErr
                     e
                 );
                 let clocks = white_ms.zip(*black_ms);
-                stack.push((p.clone(), uci.clone(), san.clone(), e.t, clocks));
+                stack.push((p.clone(), uci.clone(), san.clone(), e.t, clocks, *recovered));
                 p.play_unchecked(m);
                 prop_assert_eq!(fen, &fen_of(p), "fen after {:?}", e);
             }
             EventKind::Takeback { ply, san } => {
-                let Some((before, _, said, _, _)) = stack.pop() else {
+                let Some((before, _, said, ..)) = stack.pop() else {
                     return Err(TestCaseError::fail(format!(
                         "takeback {e:?} with no move to take back"
                     )));
@@ -492,6 +494,21 @@ fn check_invariants(engine: &Engine, events: &[Event]) -> Result<(), TestCaseErr
                 prop_assert_eq!(*ply, ply_number(&before), "ply number of {:?}", e);
                 prop_assert_eq!(san, &said, "san of {:?}", e);
                 cur = Some(before);
+            }
+            // Applied like a takeback of every ply from `ply` on (docs/replay.md).
+            EventKind::Correction { ply, withdrawn, .. } => {
+                let Some(first) = (*ply as usize).checked_sub(1) else {
+                    return Err(TestCaseError::fail(format!("correction of ply 0: {e:?}")));
+                };
+                let Some(from) = stack.iter().position(|s| ply_number(&s.0) as usize > first)
+                else {
+                    prop_assert!(withdrawn.is_empty(), "withdrawn plies not told: {:?}", e);
+                    continue;
+                };
+                let said: Vec<String> = stack[from..].iter().map(|s| s.2.clone()).collect();
+                prop_assert_eq!(&said, withdrawn, "the plies withdrawn by {:?}", e);
+                cur = Some(stack[from].0.clone());
+                stack.truncate(from);
             }
             _ => {}
         }
@@ -512,11 +529,26 @@ fn check_invariants(engine: &Engine, events: &[Event]) -> Result<(), TestCaseErr
         record_ucis(engine),
         "move/takeback events vs the record"
     );
-    // The record keeps the time and the clocks its move events told.
-    let told: Vec<(Millis, Option<(i64, i64)>)> = stack.iter().map(|s| (s.3, s.4)).collect();
-    let kept: Vec<(Millis, Option<(i64, i64)>)> =
-        game.plies.iter().map(|p| (p.t, p.clocks)).collect();
-    prop_assert_eq!(told, kept, "times and clocks of the moves");
+    // The record keeps the time and the clocks its move events told; a move read from the
+    // board afterwards is dated when the board shows it was made: no later than it was told,
+    // and never before the move before it.
+    let mut previous = 0;
+    for (i, (told, ply)) in stack.iter().zip(&game.plies).enumerate() {
+        prop_assert_eq!(told.4, ply.clocks, "clocks of ply {}", i);
+        if told.5 {
+            prop_assert!(
+                ply.t <= told.3 && ply.t >= previous,
+                "ply {}, recovered, dated {} (told at {}, the ply before at {})",
+                i,
+                ply.t,
+                told.3,
+                previous
+            );
+        } else {
+            prop_assert_eq!(told.3, ply.t, "time of ply {}", i);
+        }
+        previous = ply.t;
+    }
     if let Some(p) = &cur {
         prop_assert_eq!(fen_of(p), fen_of(&game.pos), "position told by the events");
     }
@@ -739,6 +771,11 @@ fn apply(start: &Chess, inputs: &mut Inputs, p: &Perturb, debounce: Millis) -> b
 // The properties
 
 fn config(cases: u32) -> Config {
+    // PROPTEST_CASES (proptest's own variable) overrides the count, for a quicker or longer run.
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(cases);
     Config {
         cases,
         failure_persistence: None,

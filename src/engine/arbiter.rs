@@ -133,6 +133,24 @@ pub(super) struct Ruling {
     pub placed: Option<usize>,
 }
 
+/// The nodes left to search with, and when it was last filled.
+#[derive(Copy, Clone, Debug)]
+pub(super) struct Credit {
+    pub(super) nodes: usize,
+    pub(super) at: Millis,
+}
+
+/// A search that found no story: where, and how much the log must grow before the next.
+#[derive(Copy, Clone, Debug)]
+pub(super) struct Fruitless {
+    pub(super) agreed: Agreed,
+    pub(super) log_len: usize,
+    pub(super) step: usize,
+    /// What else the search was given: the board heard no differently since, it finds nothing
+    /// again (time going on only makes readings owed dearer).
+    pub(super) heard: (usize, usize, Option<(Square, bool)>),
+}
+
 /// The mismatch guidance: when it is due, what was said, and whether "restored" is owed.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(super) struct Mismatch {
@@ -231,6 +249,10 @@ pub struct Engine {
     pub(super) gap_from: Option<Millis>,
     /// When the board last reported its whole board (the last few, since the agreed point).
     pub(super) reports: Vec<Millis>,
+    /// The last search the board's going on asked for found no story (revise.rs).
+    pub(super) fruitless: Option<Fruitless>,
+    /// The nodes the stories may still be searched with (revise.rs).
+    pub(super) credit: std::cell::Cell<Credit>,
 }
 
 impl Engine {
@@ -278,6 +300,8 @@ impl Engine {
             gaps: Vec::new(),
             gap_from: None,
             reports: Vec::new(),
+            fruitless: None,
+            credit: Default::default(),
             s,
         }
     }

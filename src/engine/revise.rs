@@ -11,11 +11,11 @@
 use shakmaty::san::SanPlus;
 use shakmaty::{Chess, Move, Position};
 
-use super::arbiter::{Engine, Held, Hold, Mismatch, Phase};
+use super::arbiter::{Credit, Engine, Fruitless, Held, Hold, Mismatch, Phase};
 use super::decoder::log::{Seen, Trace};
 use super::decoder::recognise::Verdict;
 use super::decoder::stories::{self, Found, Query, Story};
-use super::event::{Event, EventKind, Priority};
+use super::event::{Event, EventKind, Millis, Priority};
 use super::game::ply_number;
 use super::turn::Turn;
 
@@ -44,6 +44,43 @@ const BEYOND_RECORD: usize = 4;
 /// The most moves a story has.
 const MOST_PLIES: usize = 12;
 
+/// Searches that the board's going on asks for after one found no story wait until the log has
+/// grown by this many observations at most (1, 2, 4, ... after each fruitless one): a board
+/// nothing explains (garbage, a game the record lost) is not searched at every reading.
+const FRUITLESS_STEP: usize = 32;
+
+/// The nodes searches may spend, as a bucket that fills with the board's time: as many as a
+/// couple of whole searches at once, and one every ten seconds on end. Players reading a board spend
+/// far less; a board gone wild (contacts chattering, a stream of garbage) spends it all, and
+/// then the searches it asks for wait. A board standing still, and a move held, are searched
+/// whatever is left: rulings wait on them.
+const CREDIT_MOST: usize = 2 * stories::SEARCH_BUDGET;
+const CREDIT_PER_MS: usize = 4;
+/// A search the board's going on asks for is not begun with fewer nodes left than this.
+const CREDIT_LEAST: usize = stories::BUDGET / 4;
+
+impl Default for Credit {
+    fn default() -> Self {
+        Credit {
+            nodes: CREDIT_MOST,
+            at: 0,
+        }
+    }
+}
+
+impl Credit {
+    /// Filled up to `now`: the nodes a search may spend.
+    fn fill(&mut self, now: Millis) -> usize {
+        let ms = usize::try_from(now.saturating_sub(self.at)).unwrap_or(usize::MAX);
+        self.nodes = self
+            .nodes
+            .saturating_add(ms.saturating_mul(CREDIT_PER_MS))
+            .min(CREDIT_MOST);
+        self.at = self.at.max(now);
+        self.nodes
+    }
+}
+
 /// How far two sequences of moves agree.
 fn common(a: &[Move], b: &[Move]) -> usize {
     a.iter().zip(b).take_while(|(x, y)| x == y).count()
@@ -70,7 +107,7 @@ impl Engine {
     }
 
     /// The decoder's stories of the log from `start`, beginning with `prefix`.
-    fn stories_from(&self, start: &Chess, prefix: &[Move], beyond: usize) -> Found {
+    fn stories_from(&self, start: &Chess, prefix: &[Move], beyond: usize, budget: usize) -> Found {
         let q = Query {
             start,
             log: &self.log,
@@ -84,8 +121,13 @@ impl Engine {
             now: self.now,
             gaps: &self.gaps,
             reports: &self.reports,
+            budget,
         };
-        stories::search(&q)
+        let found = stories::search(&q);
+        let mut credit = self.credit.get();
+        credit.nodes = credit.nodes.saturating_sub(found.nodes);
+        self.credit.set(credit);
+        found
     }
 
     /// The rulings since the agreed point that `story` does not bear out: given in a turn it
@@ -131,9 +173,31 @@ impl Engine {
         if self.phase == Phase::Over || self.passive() || self.computer_since_agreed() {
             return Revision::Nothing;
         }
+        // (A held move or a board standing still is always searched: rulings wait on it.)
+        let idle = !still && held.is_none();
+        let len = self.log.len();
+        let heard = (self.gaps.len(), self.reports.len(), self.last_change);
+        if self.fruitless.is_some_and(|f| {
+            f.agreed == self.agreed
+                && ((idle && (f.log_len..f.log_len + f.step).contains(&len))
+                    || (f.log_len == len && f.heard == heard))
+        }) {
+            return Revision::Nothing;
+        }
+        let mut filled = self.credit.get();
+        let credit = filled.fill(self.now);
+        self.credit.set(filled);
+        if idle && credit < CREDIT_LEAST {
+            return Revision::Nothing;
+        }
+        let budget = if idle {
+            credit.min(stories::SEARCH_BUDGET)
+        } else {
+            stories::SEARCH_BUDGET
+        };
         let start = self.agreed_position();
         let announced = self.announced();
-        let found = self.stories_from(&start, &[], announced.len() + BEYOND_RECORD);
+        let found = self.stories_from(&start, &[], announced.len() + BEYOND_RECORD, budget);
         let n = announced.len();
         if std::env::var_os("CHESSBOARDD_DEBUG_STORIES").is_some() {
             eprintln!(
@@ -158,8 +222,27 @@ impl Engine {
             }
         }
         if found.best().is_none() {
+            if std::env::var_os("CHESSBOARDD_DEBUG_NODES").is_some() {
+                eprintln!(
+                    "fruitless still={still} held={:?} len={len} step={:?}",
+                    held.map(|h| &h.held),
+                    self.fruitless.map(|f| (f.log_len, f.step))
+                );
+            }
+            let step = match self.fruitless {
+                Some(f) if f.agreed == self.agreed && idle => (f.step * 2).min(FRUITLESS_STEP),
+                Some(f) if f.agreed == self.agreed => f.step,
+                _ => 1,
+            };
+            self.fruitless = Some(Fruitless {
+                agreed: self.agreed,
+                log_len: len,
+                step,
+                heard,
+            });
             return Revision::Nothing;
         }
+        self.fruitless = None;
         // A move held back for breaking touch-move is a ruling to give: the stories that take
         // it as the next move are the record's, at the cost of an illegal move.
         let breach = match held.map(|h| &h.held) {
@@ -178,7 +261,7 @@ impl Engine {
         let kept = match found.stories.iter().find(|s| keeps(s)) {
             Some(s) => Some(s.clone()),
             None => self
-                .stories_from(&start, &announced, BEYOND_RECORD)
+                .stories_from(&start, &announced, BEYOND_RECORD, budget)
                 .stories
                 .into_iter()
                 .find(|s| keeps(s)),
@@ -272,7 +355,7 @@ impl Engine {
             if !legal || !same(&pos, &end) {
                 continue;
             }
-            let found = self.stories_from(start, &other, 0);
+            let found = self.stories_from(start, &other, 0, stories::SEARCH_BUDGET);
             if found
                 .stories
                 .iter()
@@ -323,10 +406,12 @@ impl Engine {
                 && i == first
                 && held_move
                     .is_some_and(|(hm, _)| hm == m || (hm.from() == m.from() && hm.to() == m.to()));
+            // (Never before the move before it: the plies kept were dated by another story.)
             let t = match held_move {
                 Some((_, since)) if seen_made => since,
                 _ => t,
-            };
+            }
+            .max(self.game.plies.last().map_or(0, |p| p.t));
             // Dated when it was made, as far as the events' order allows (a correction's moves
             // come after it, now); charged to the clock when it was made.
             self.moving_at = Some(t);

@@ -118,6 +118,8 @@ pub struct Query<'a> {
     pub gaps: &'a [Gap],
     /// When the board reported its whole board since the agreed point (the last few).
     pub reports: &'a [Millis],
+    /// The nodes the search may visit, all its passes together (at most [`BUDGET`] a pass).
+    pub budget: usize,
 }
 
 /// How long a board may take to show a change (a reading late, a lost one shown again by a
@@ -181,6 +183,8 @@ pub struct Found {
     pub stories: Vec<Story>,
     /// The search looked at everything within its bounds (not stopped by its budget).
     pub complete: bool,
+    /// The nodes it visited.
+    pub nodes: usize,
 }
 
 impl Found {
@@ -202,8 +206,10 @@ impl Found {
     }
 }
 
-/// Nodes a search visits at most (a few milliseconds).
+/// Nodes a pass of a search visits at most (a few milliseconds).
 pub const BUDGET: usize = 20_000;
+/// Nodes a whole search visits at most, its passes together.
+pub const SEARCH_BUDGET: usize = 2 * BUDGET;
 /// Stories kept at most.
 const KEPT: usize = 24;
 
@@ -216,14 +222,16 @@ pub fn search(q: &Query) -> Found {
     let mut nodes = 0;
     let mut s;
     loop {
-        s = Search::new(q, cap);
+        s = Search::new(q, cap, q.budget.saturating_sub(nodes).min(BUDGET));
+        let given = s.budget;
         s.node(q.start.clone());
-        nodes += BUDGET - s.budget;
+        nodes += given - s.budget;
         let best = s.found.iter().map(|st| st.cost).min();
         match best {
             Some(b) if b.saturating_add(q.margin) <= cap || cap >= LAST_CAP => break,
+            Some(_) if nodes >= q.budget => break,
             Some(b) => cap = b.saturating_add(q.margin),
-            None if cap >= LAST_CAP || s.budget == 0 => break,
+            None if cap >= LAST_CAP || s.budget == 0 || nodes >= q.budget => break,
             None => cap = (cap * 2).min(LAST_CAP),
         }
     }
@@ -242,6 +250,7 @@ pub fn search(q: &Query) -> Found {
     Found {
         stories: s.found,
         complete: s.budget > 0,
+        nodes,
     }
 }
 
@@ -346,7 +355,7 @@ struct Search<'a> {
 }
 
 impl<'a> Search<'a> {
-    fn new(q: &'a Query<'a>, cap: u32) -> Search<'a> {
+    fn new(q: &'a Query<'a>, cap: u32, budget: usize) -> Search<'a> {
         let mut obs = vec![Vec::new(); 64];
         let mut glitches = Vec::new();
         for (i, s) in q.log.iter().enumerate().take(u16::MAX as usize) {
@@ -374,7 +383,7 @@ impl<'a> Search<'a> {
             best: u32::MAX,
             cap,
             visited: std::collections::HashMap::new(),
-            budget: BUDGET,
+            budget,
             found: Vec::new(),
         }
     }
@@ -585,8 +594,8 @@ impl<'a> Search<'a> {
                     } else {
                         // The square's last change was never shown, nor is this one: no
                         // longer owed, both lost.
-                        self.cost = self.cost - cost::OWED + cost::VANISHED;
-                        self.departures.owed -= 1;
+                        self.settle_owed(sq);
+                        self.cost += cost::VANISHED;
                         self.departures.vanished += 1;
                     }
                     self.change(next, m, ch, j + 1, step);
@@ -652,9 +661,7 @@ impl<'a> Search<'a> {
                         self.cost += pairs;
                         self.cur[sq as usize] = at as u16 + 1;
                         self.assigned.push((i, step.k));
-                        self.owed.discard(sq);
-                        self.cost -= cost::OWED;
-                        self.departures.owed -= 1;
+                        self.settle_owed(sq);
                         self.cost += cost::LATE;
                         self.departures.late += 1;
                         self.change(next, m, ch, j + 1, step.seen(log[i].t));
@@ -729,6 +736,20 @@ impl<'a> Search<'a> {
                 self.change(next, m, ch, j + 1, step);
                 self.restore(saved);
             }
+        }
+    }
+
+    /// `sq` is no longer owed: takes back what owing it cost, as an unseen change in a gap
+    /// or as a reading still to come.
+    fn settle_owed(&mut self, sq: Square) {
+        self.owed.discard(sq);
+        if self.owed_in_gap.contains(sq) {
+            self.owed_in_gap.discard(sq);
+            self.cost = self.cost.saturating_sub(cost::GAP);
+            self.departures.unseen = self.departures.unseen.saturating_sub(1);
+        } else {
+            self.cost = self.cost.saturating_sub(cost::OWED);
+            self.departures.owed = self.departures.owed.saturating_sub(1);
         }
     }
 
@@ -1163,6 +1184,7 @@ mod tests {
             now: log.last().map_or(0, |s| s.t),
             gaps: &[],
             reports: &[],
+            budget: SEARCH_BUDGET,
         })
     }
 
@@ -1306,6 +1328,7 @@ mod tests {
             now: 5000,
             gaps: &[],
             reports: &[],
+            budget: SEARCH_BUDGET,
         });
         assert_eq!(
             again.best().map(|s| (s.moves.clone(), s.cost)),
@@ -1463,6 +1486,7 @@ mod tests {
             now: 300,
             gaps: &[],
             reports: &[],
+            budget: SEARCH_BUDGET,
         });
         let b = found.best().unwrap();
         assert_eq!(sans(&start, &b.moves)[0], "e3");
