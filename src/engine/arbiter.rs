@@ -253,6 +253,8 @@ pub struct Engine {
     pub(super) fruitless: Option<Fruitless>,
     /// The nodes the stories may still be searched with (revise.rs).
     pub(super) credit: std::cell::Cell<Credit>,
+    /// The cheapest stories of the last search, from this agreed point (revise.rs).
+    pub(super) open: (Agreed, Vec<Vec<Move>>),
 }
 
 impl Engine {
@@ -302,6 +304,7 @@ impl Engine {
             reports: Vec::new(),
             fruitless: None,
             credit: Default::default(),
+            open: Default::default(),
             s,
         }
     }

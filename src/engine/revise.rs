@@ -44,6 +44,10 @@ const BEYOND_RECORD: usize = 4;
 /// The most moves a story has.
 const MOST_PLIES: usize = 12;
 
+/// Stories held open between searches, and the nodes each is searched with again.
+const HELD_OPEN: usize = 4;
+const OPEN_BUDGET: usize = stories::BUDGET / 2;
+
 /// Searches that the board's going on asks for after one found no story wait until the log has
 /// grown by this many observations at most (1, 2, 4, ... after each fruitless one): a board
 /// nothing explains (garbage, a game the record lost) is not searched at every reading.
@@ -130,6 +134,49 @@ impl Engine {
         found
     }
 
+    /// A search stopped by its budget may not have reached the stories that matter most: the
+    /// record's, and those held open from the searches before (the log has only grown since).
+    /// Each is searched again from its own moves, which is far cheaper, and what is found is
+    /// added to `found`.
+    fn search_open(&self, start: &Chess, announced: &[Move], found: &mut Found) {
+        let mut prefixes: Vec<&[Move]> = vec![announced];
+        if self.open.0 == self.agreed {
+            prefixes.extend(self.open.1.iter().map(Vec::as_slice));
+        }
+        let mut tried: Vec<&[Move]> = Vec::new();
+        for prefix in prefixes {
+            if prefix.is_empty() || prefix.len() >= MOST_PLIES || tried.contains(&prefix) {
+                continue;
+            }
+            tried.push(prefix);
+            let more = self.stories_from(start, prefix, BEYOND_RECORD, OPEN_BUDGET);
+            for s in more.stories {
+                if !found.stories.iter().any(|f| f.moves == s.moves) {
+                    found.stories.push(s);
+                }
+            }
+        }
+        found.stories.sort_by_key(|s| (s.cost, s.moves.len()));
+        if let Some(best) = found.best().map(|s| s.cost) {
+            found.stories.retain(|s| s.cost <= best + MARGIN);
+        }
+    }
+
+    /// Keeps the cheapest stories' moves open for the searches to come.
+    fn hold_open(&mut self, found: &Found) {
+        let Some(best) = found.best().map(|s| s.cost) else {
+            return;
+        };
+        let open: Vec<Vec<Move>> = found
+            .stories
+            .iter()
+            .filter(|s| s.cost <= best + RIVALS && !s.moves.is_empty())
+            .take(HELD_OPEN)
+            .map(|s| s.moves.clone())
+            .collect();
+        self.open = (self.agreed, open);
+    }
+
     /// The rulings since the agreed point that `story` does not bear out: given in a turn it
     /// does not reach as the record did (after it leaves the record), or on a placement it
     /// reads as part of a legal move.
@@ -197,8 +244,12 @@ impl Engine {
         };
         let start = self.agreed_position();
         let announced = self.announced();
-        let found = self.stories_from(&start, &[], announced.len() + BEYOND_RECORD, budget);
+        let mut found = self.stories_from(&start, &[], announced.len() + BEYOND_RECORD, budget);
         let n = announced.len();
+        if !found.complete {
+            self.search_open(&start, &announced, &mut found);
+        }
+        self.hold_open(&found);
         if std::env::var_os("CHESSBOARDD_DEBUG_STORIES").is_some() {
             eprintln!(
                 "t={} revise still={still} announced={announced:?} log={}",

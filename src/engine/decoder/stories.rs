@@ -255,7 +255,7 @@ pub fn search(q: &Query) -> Found {
 }
 
 /// The bound of a search's first pass, and of its last.
-const FIRST_CAP: u32 = 8;
+const FIRST_CAP: u32 = 1;
 const LAST_CAP: u32 = 48;
 
 /// A change a move makes on one square.
