@@ -62,17 +62,19 @@ fn every_move_of_every_game_is_read_at_every_tempo() {
 
 #[test]
 fn every_fault_model_is_measured_at_every_tempo() {
-    // Floors a little under what the engine read when the models were written, before it
-    // revised its reading on late readings (`chessboardd bench tempo`, games exactly / moves
-    // exactly / games recorded to the end, at the worst tempo): lost-next 404 / 98.95% / 405,
-    // swaps 405 / 99.42% / 405, lost-periodic 312 / 85.21% / 323, late 195 / 64.05% / 208,
-    // combined 163 / 59.59% / 172 (of 410 games).
-    for (faults, games_pct, moves_pct, end_pct) in [
-        (Faults::LOST_NEXT, 97, 98, 97),
-        (Faults::SWAPS, 97, 99, 97),
-        (Faults::LOST_PERIODIC, 72, 82, 75),
-        (Faults::LATE, 44, 60, 47),
-        (Faults::COMBINED, 37, 56, 39),
+    // Floors a little under what the engine reads now that it revises its reading
+    // (`chessboardd bench tempo`, games exactly / moves exactly / games recorded to the end /
+    // games with a wrong move left, at the worst tempo of each): lost-next 407 / 99.18% / 408 / 1,
+    // swaps 401 / 99.54% / 401 / 4, lost-periodic 371 / 94.98% / 387 / 29, late 337 / 89.33% /
+    // 366 / 56, combined 271 / 79.03% / 310 / 89 (of 410 games). Before it revised its reading:
+    // lost-periodic 312 / 85.21% / 323 / 64, late 195 / 64.05% / 208 / 115, combined 163 /
+    // 59.59% / 172 / 139. The last column is a ceiling: games with a wrong move left.
+    for (faults, games_pct, moves_pct, end_pct, wrong_most) in [
+        (Faults::LOST_NEXT, 97, 98, 97, 4),
+        (Faults::SWAPS, 97, 99, 97, 8),
+        (Faults::LOST_PERIODIC, 88, 93, 92, 36),
+        (Faults::LATE, 80, 87, 87, 66),
+        (Faults::COMBINED, 63, 76, 73, 100),
     ] {
         let rows = sim::tempo_table(&Settings::default(), games(), &MIN_REPLIES_MS, faults);
         assert_eq!(rows.len(), MIN_REPLIES_MS.len());
@@ -85,17 +87,19 @@ fn every_fault_model_is_measured_at_every_tempo() {
             assert!(row.games_exact * 100 >= row.games * games_pct, "{why}");
             assert!(row.moves_exact * 100 >= row.moves * moves_pct, "{why}");
             assert!(row.games_to_the_end * 100 >= row.games * end_pct, "{why}");
+            assert!(row.games_wrong_left <= wrong_most, "{why}");
         }
     }
 }
 
 #[test]
 fn with_sensor_losses_nearly_every_game_is_read_to_its_end() {
-    // Measured when written (`chessboardd bench tempo`, the same at every tempo): 403 of the 410
-    // games read exactly, 99.23% of the moves (the first mistake ends the count of a game), 405
-    // games recorded to their end. The floors leave room for other seeds, not for a reader
-    // that loses its place: before recovery took stories that lost a reading or two, 390 games
-    // and 96.8% of the moves.
+    // Measured when written (`chessboardd bench tempo --faults losses`): 399 to 400 of the 410
+    // games read exactly, 99.22% to 99.41% of the moves (the first mistake ends the count of a
+    // game), 401 to 402 games recorded to their end, 5 with a wrong move left. (Before the
+    // engine revised its reading: 403, 99.23%, 405.) The floors leave room for other seeds,
+    // not for a reader that loses its place: before recovery took stories that lost a reading
+    // or two, 390 games and 96.8% of the moves.
     let rows = sim::tempo_table(
         &Settings::default(),
         games(),
@@ -106,7 +110,8 @@ fn with_sensor_losses_nearly_every_game_is_read_to_its_end() {
         let why = format!("replies from {} ms: {row:?}", row.min_reply_ms);
         assert!(row.games_exact * 100 >= row.games * 97, "{why}");
         assert!(row.moves_exact * 100 >= row.moves * 99, "{why}");
-        assert!(row.games_to_the_end * 100 >= row.games * 98, "{why}");
+        assert!(row.games_to_the_end * 100 >= row.games * 97, "{why}");
+        assert!(row.games_wrong_left <= 8, "{why}");
     }
 }
 
@@ -114,13 +119,15 @@ fn with_sensor_losses_nearly_every_game_is_read_to_its_end() {
 fn with_pulled_cables_the_moves_made_unseen_are_taken_up() {
     // Now and then (5% of the moves) the board's link is lost for 0.5 to 1.5 s while the
     // players go on at blitz tempo: up to four plies nobody saw, read from the board's report
-    // when it is back. Measured when written (`chessboardd bench tempo`): from 284 games (replies
-    // from 40 ms) to 346 (from 300 ms) read exactly, 81.4% to 91.7% of the moves, 328 to 363
-    // games recorded to their end. Before the board after a gap was searched for moves that
-    // changed squares unseen: 95 to 146 games, 47.8% to 56.2% of the moves, 153 to 207 games
-    // to the end. What is left is mostly what an occupancy board cannot tell after a gap: the
-    // order of moves that do not depend on each other, the route of a piece that moved twice,
-    // the piece of an underpromotion.
+    // when it is back. Measured when written (`chessboardd bench tempo --faults pulls`): from
+    // 319 games (replies from 40 ms) to 362 (from 300 ms) read exactly, 85.8% to 93.4% of the
+    // moves, 374 to 394 games recorded to their end, 42 to 75 with a wrong move left. Before
+    // the engine revised its reading: 283 to 347 games, 81.4% to 91.7%, 328 to 363 to the end;
+    // before the board after a gap was searched for moves that changed squares unseen: 95 to
+    // 146 games, 47.8% to 56.2% of the moves, 153 to 207 games to the end. What is left is
+    // mostly what an occupancy board cannot tell after a gap: the order of moves that do not
+    // depend on each other, the route of a piece that moved twice, the piece of an
+    // underpromotion.
     let rows = sim::tempo_table(
         &Settings::default(),
         games(),
@@ -129,9 +136,10 @@ fn with_pulled_cables_the_moves_made_unseen_are_taken_up() {
     );
     for row in rows {
         let why = format!("replies from {} ms: {row:?}", row.min_reply_ms);
-        assert!(row.games_exact * 100 >= row.games * 65, "{why}");
-        assert!(row.moves_exact * 100 >= row.moves * 78, "{why}");
-        assert!(row.games_to_the_end * 100 >= row.games * 75, "{why}");
+        assert!(row.games_exact * 100 >= row.games * 75, "{why}");
+        assert!(row.moves_exact * 100 >= row.moves * 83, "{why}");
+        assert!(row.games_to_the_end * 100 >= row.games * 88, "{why}");
+        assert!(row.games_wrong_left <= 84, "{why}");
     }
 }
 
