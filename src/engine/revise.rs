@@ -137,29 +137,28 @@ impl Engine {
     /// A search stopped by its budget may not have reached the stories that matter most: the
     /// record's, and those held open from the searches before (the log has only grown since).
     /// Each is searched again from its own moves, which is far cheaper, and what is found is
-    /// added to `found`.
-    fn search_open(&self, start: &Chess, announced: &[Move], found: &mut Found) {
-        let mut prefixes: Vec<&[Move]> = vec![announced];
-        if self.open.0 == self.agreed {
-            prefixes.extend(self.open.1.iter().map(Vec::as_slice));
+    /// added to `found`. The record's own search is returned when it was complete (it is then
+    /// the record's best story's search too).
+    fn search_open(&self, start: &Chess, announced: &[Move], found: &mut Found) -> Option<Found> {
+        let record = (!announced.is_empty())
+            .then(|| self.stories_from(start, announced, BEYOND_RECORD, OPEN_BUDGET));
+        if let Some(r) = &record {
+            found.add(r.stories.clone(), MARGIN);
         }
-        let mut tried: Vec<&[Move]> = Vec::new();
-        for prefix in prefixes {
-            if prefix.is_empty() || prefix.len() >= MOST_PLIES || tried.contains(&prefix) {
+        let held = if self.open.0 == self.agreed {
+            &self.open.1[..]
+        } else {
+            &[]
+        };
+        for (i, prefix) in held.iter().enumerate() {
+            if prefix[..] == *announced || prefix.len() >= MOST_PLIES || held[..i].contains(prefix)
+            {
                 continue;
             }
-            tried.push(prefix);
             let more = self.stories_from(start, prefix, BEYOND_RECORD, OPEN_BUDGET);
-            for s in more.stories {
-                if !found.stories.iter().any(|f| f.moves == s.moves) {
-                    found.stories.push(s);
-                }
-            }
+            found.add(more.stories, MARGIN);
         }
-        found.stories.sort_by_key(|s| (s.cost, s.moves.len()));
-        if let Some(best) = found.best().map(|s| s.cost) {
-            found.stories.retain(|s| s.cost <= best + MARGIN);
-        }
+        record.filter(|r| r.complete)
     }
 
     /// Keeps the cheapest stories' moves open for the searches to come.
@@ -209,14 +208,6 @@ impl Engine {
         held: Option<&Hold>,
         out: &mut Vec<Event>,
     ) -> Revision {
-        if std::env::var_os("CHESSBOARDD_DEBUG_STORIES").is_some() {
-            eprintln!(
-                "t={} revise? phase={:?} alt={}",
-                self.now,
-                self.phase,
-                self.alt.is_some()
-            );
-        }
         if self.phase == Phase::Over || self.passive() || self.computer_since_agreed() {
             return Revision::Nothing;
         }
@@ -246,40 +237,13 @@ impl Engine {
         let announced = self.announced();
         let mut found = self.stories_from(&start, &[], announced.len() + BEYOND_RECORD, budget);
         let n = announced.len();
-        if !found.complete {
-            self.search_open(&start, &announced, &mut found);
-        }
+        let record = if found.complete {
+            None
+        } else {
+            self.search_open(&start, &announced, &mut found)
+        };
         self.hold_open(&found);
-        if std::env::var_os("CHESSBOARDD_DEBUG_STORIES").is_some() {
-            eprintln!(
-                "t={} revise still={still} announced={announced:?} log={}",
-                self.now,
-                self.log.len()
-            );
-            for l in &self.log {
-                eprintln!(
-                    "    log {} {} {:?}{}",
-                    l.t,
-                    l.square,
-                    l.what,
-                    if l.late { " frame" } else { "" }
-                );
-            }
-            for s in &found.stories {
-                eprintln!(
-                    "  {} {:?} owed={:?} {:?} {:?}",
-                    s.cost, s.moves, s.owed, s.departures, s.beyond
-                );
-            }
-        }
         if found.best().is_none() {
-            if std::env::var_os("CHESSBOARDD_DEBUG_NODES").is_some() {
-                eprintln!(
-                    "fruitless still={still} held={:?} len={len} step={:?}",
-                    held.map(|h| &h.held),
-                    self.fruitless.map(|f| (f.log_len, f.step))
-                );
-            }
             let step = match self.fruitless {
                 Some(f) if f.agreed == self.agreed && idle => (f.step * 2).min(FRUITLESS_STEP),
                 Some(f) if f.agreed == self.agreed => f.step,
@@ -311,8 +275,8 @@ impl Engine {
         // The record's own best story: it, and what the board shows beyond it.
         let kept = match found.stories.iter().find(|s| keeps(s)) {
             Some(s) => Some(s.clone()),
-            None => self
-                .stories_from(&start, &announced, BEYOND_RECORD, budget)
+            None => record
+                .unwrap_or_else(|| self.stories_from(&start, &announced, BEYOND_RECORD, budget))
                 .stories
                 .into_iter()
                 .find(|s| keeps(s)),

@@ -192,6 +192,20 @@ impl Found {
         self.stories.first()
     }
 
+    /// Takes in `more` stories (those it has already, by their moves, once): cheapest first,
+    /// among equal costs fewer moves first, and none dearer than the best by more than `margin`.
+    pub fn add(&mut self, more: Vec<Story>, margin: u32) {
+        for story in more {
+            if !self.stories.iter().any(|s| s.moves == story.moves) {
+                self.stories.push(story);
+            }
+        }
+        self.stories.sort_by_key(|s| (s.cost, s.moves.len()));
+        if let Some(best) = self.best().map(|s| s.cost) {
+            self.stories.retain(|s| s.cost <= best + margin);
+        }
+    }
+
     /// The stories as cheap as the best.
     pub fn cheapest(&self) -> &[Story] {
         let Some(best) = self.best() else {
@@ -235,23 +249,13 @@ pub fn search(q: &Query) -> Found {
             None => cap = (cap * 2).min(LAST_CAP),
         }
     }
-    s.found.sort_by_key(|st| (st.cost, st.moves.len()));
-    if let Some(best) = s.found.first().map(|st| st.cost) {
-        s.found.retain(|st| st.cost <= best + q.margin);
-    }
-    if std::env::var_os("CHESSBOARDD_DEBUG_NODES").is_some() {
-        eprintln!(
-            "search: {nodes} nodes, {} plies max, log {}, {} stories",
-            q.max_plies,
-            q.log.len(),
-            s.found.len()
-        );
-    }
-    Found {
-        stories: s.found,
+    let mut found = Found {
+        stories: Vec::new(),
         complete: s.budget > 0,
         nodes,
-    }
+    };
+    found.add(s.found, q.margin);
+    found
 }
 
 /// The bound of a search's first pass, and of its last.
@@ -1498,5 +1502,35 @@ mod tests {
         let order = [(0, 0, 0), (1, 1, 1), (2, 1, 2), (3, 0, 3)];
         assert_eq!(longest_in_order(&order), vec![true, true, true, false]);
         assert_eq!(longest_in_order(&[]), Vec::<bool>::new());
+    }
+
+    #[test]
+    fn stories_added_are_kept_once_cheapest_first_within_the_margin() {
+        let pos = Chess::default();
+        let mv = |san: &str| san.parse::<San>().unwrap().to_move(&pos).unwrap();
+        let story = |san: &str, cost: u32| Story {
+            moves: vec![mv(san)],
+            times: vec![0],
+            cost,
+            departures: Departures::default(),
+            owed: Bitboard::EMPTY,
+            beyond: Verdict::Home,
+            matched: Vec::new(),
+            unordered: false,
+        };
+        let mut found = Found {
+            stories: vec![story("e4", 4)],
+            complete: false,
+            nodes: 0,
+        };
+        // d4 is cheaper than the one found: it goes first, e4 twice is kept once (the first
+        // time's cost), and Nf3 is dearer than the best by more than the margin.
+        found.add(vec![story("d4", 2), story("e4", 3), story("Nf3", 6)], 3);
+        let kept: Vec<(String, u32)> = found
+            .stories
+            .iter()
+            .map(|s| (sans(&pos, &s.moves)[0].clone(), s.cost))
+            .collect();
+        assert_eq!(kept, vec![("d4".into(), 2), ("e4".into(), 4)]);
     }
 }
