@@ -10,7 +10,7 @@ TEST_PACKAGES := espeak-ng systemd chromium fonts-dejavu-core liblouis-bin mosqu
 # The computer opponent of `demo --opponent engine` (and [opponent] by default).
 DEMO_PACKAGES := stockfish
 
-.PHONY: all deps deps-build deps-demo build demo test check lint bench bench-tempo bench-matcher bench-opponent bench-web clean
+.PHONY: all deps deps-build deps-demo build demo test check lint bench bench-tempo bench-matcher bench-restarts bench-opponent bench-web clean
 
 all: build
 
@@ -66,6 +66,13 @@ bench-tempo: build
 # what each reads with each fault model at each tempo, and the time of each over 200 games.
 bench-matcher: build
 	scripts/bench-matcher.sh
+
+# The daemon killed with SIGKILL and started again 0 to 5 s later while the players go on (DIY, DGT
+# and ChessLink boards on pseudo-terminals): records right, in an order the board could not tell,
+# with a wrong move left, stopped short (scripts/bench-restarts.py; RUNS=N for more or fewer).
+RUNS := 12
+bench-restarts: build
+	python3 scripts/bench-restarts.py --runs $(RUNS)
 
 # Playing against the computer: the time from the player's move to the computer's move
 # announced at each strength (p50), and the engine's CPU use between moves (the README's figures).

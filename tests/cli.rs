@@ -332,3 +332,30 @@ fn run_and_simulate_take_the_speeds_demo_takes() {
         }
     }
 }
+
+#[test]
+fn simulate_takes_a_linger_from_0_to_3600_seconds() {
+    let sim = [
+        "simulate",
+        "--protocol",
+        "diy",
+        "--link",
+        "/nonexistent/link",
+    ];
+    for bad in ["3601", "-1", "long", "NaN"] {
+        let o = bin()
+            .args(sim)
+            .arg(format!("--linger={bad}"))
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "--linger {bad}");
+        assert!(
+            stderr(&o).contains("--linger") && stderr(&o).contains("0 to 3600"),
+            "--linger {bad}: {}",
+            stderr(&o)
+        );
+    }
+    // A good one is taken: the link's folder is what fails then.
+    let o = bin().args(sim).args(["--linger", "5"]).output().unwrap();
+    assert!(!stderr(&o).contains("--linger"), "{}", stderr(&o));
+}

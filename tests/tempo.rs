@@ -116,7 +116,7 @@ fn every_fault_model_is_measured_at_every_tempo() {
     // (`chessboardd bench tempo`, games exactly / moves exactly / games recorded to the end /
     // games with a wrong move left, at the worst tempo of each): lost-next 407 / 99.18% / 408 / 1,
     // swaps 401 / 99.54% / 401 / 4, lost-periodic 371 / 94.98% / 387 / 29, late 337 / 89.33% /
-    // 366 / 56, combined 271 / 79.03% / 310 / 89 (of 410 games). Before it revised its reading:
+    // 366 / 56, combined 271 / 79.03% / 310 / 90 (of 410 games). Before it revised its reading:
     // lost-periodic 312 / 85.21% / 323 / 64, late 195 / 64.05% / 208 / 115, combined 163 /
     // 59.59% / 172 / 139. The last column is a ceiling: games with a wrong move left.
     for (faults, games_pct, moves_pct, end_pct, wrong_most) in [

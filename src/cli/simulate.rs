@@ -2,6 +2,7 @@
 //! daemon.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use chessboardd::board::BoardProtocol;
 use chessboardd::pgn;
@@ -49,6 +50,14 @@ pub struct SimulateArgs {
     /// more moves before they wait for it
     #[arg(long, value_name = "MOVES", default_value_t = 0)]
     pub play_on: u32,
+    /// When the game is over, the players leave the final position on the board this long,
+    /// the board still reporting, before the simulation ends
+    #[arg(long, value_name = "SECONDS", default_value_t = 2.0,
+          value_parser = |s: &str| match s.parse::<f64>() {
+              Ok(v) if (0.0..=3600.0).contains(&v) => Ok(v),
+              _ => Err(format!("{s}: seconds from 0 to 3600")),
+          })]
+    pub linger: f64,
     /// (DIY) What goes wrong between the sensors and the host, a list of fault models:
     /// lost-next and lost-periodic (a report lost now and then; the board's next report, a
     /// change's or its once-a-second one, shows it), late (a square's change reported 0.2 to
@@ -116,6 +125,7 @@ pub fn run(f: SimulateArgs) -> Result<(), Fail> {
         seed: 7,
         faults: f.faults,
         fault_per_mille: f.fault_rate,
+        linger: Duration::from_secs_f64(f.linger),
     };
     eprintln!(
         "chessboardd simulate: a {protocol:?} board at {}",

@@ -59,7 +59,13 @@ pub struct SimOptions {
     pub faults: Faults,
     /// How often `lost-*` and `late` strike, in thousandths of the reports.
     pub fault_per_mille: u64,
+    /// How long the players leave the final position on the board, the board still
+    /// reporting, before the simulation ends ([`LINGER`] by default).
+    pub linger: Duration,
 }
+
+/// How long the final position stands on the board, by default, before the simulation ends.
+pub const LINGER: Duration = Duration::from_secs(2);
 
 /// Whether a board of `protocol` can be given `faults` (`simulate --faults`): the fault models
 /// of a DIY board (whose every report is its whole board); cables are pulled with
@@ -677,7 +683,7 @@ pub fn run(opts: &SimOptions) -> std::io::Result<SimReport> {
         }
         if next >= plan.len() && !opts.moves.is_empty() && (b.connected() || done_at.is_some()) {
             // Let the host read the end of the game, then stop.
-            let end = *done_at.get_or_insert(now + Duration::from_secs(2));
+            let end = *done_at.get_or_insert(now + opts.linger);
             if now >= end {
                 break;
             }
@@ -722,6 +728,7 @@ mod tests {
             seed: 3,
             faults: Faults::LATE,
             fault_per_mille: 300,
+            linger: LINGER,
         };
         assert_eq!(opts.protocol.name, "diy");
         let t0 = Instant::now();
@@ -811,6 +818,7 @@ mod tests {
                     seed: seed as u64,
                     faults: Faults::NONE,
                     fault_per_mille: 0,
+                    linger: LINGER,
                 };
                 let steps = plan(&opts, &mut Rng::new(seed as u64));
                 let mut pos = g.start.clone();
