@@ -234,9 +234,9 @@ pub fn search(q: &Query) -> Found {
     // the margin of the cheapest.
     let mut cap = FIRST_CAP;
     let mut nodes = 0;
-    let mut s;
+    let mut s = Search::new(q);
     loop {
-        s = Search::new(q, cap, q.budget.saturating_sub(nodes).min(BUDGET));
+        s.pass(cap, q.budget.saturating_sub(nodes).min(BUDGET));
         let given = s.budget;
         s.node(q.start.clone());
         nodes += given - s.budget;
@@ -245,8 +245,12 @@ pub fn search(q: &Query) -> Found {
             Some(b) if b.saturating_add(q.margin) <= cap || cap >= LAST_CAP => break,
             Some(_) if nodes >= q.budget => break,
             Some(b) => cap = b.saturating_add(q.margin),
-            None if cap >= LAST_CAP || s.budget == 0 || nodes >= q.budget => break,
-            None => cap = (cap * 2).min(LAST_CAP),
+            None if cap >= LAST_CAP || s.budget == 0 || nodes >= q.budget || s.over == u32::MAX => {
+                break
+            }
+            // No story within the cap: the next pass's bound is the cheapest one left for it
+            // and the margin (every story cheaper was looked at), at least twice the cap.
+            None => cap = s.over.saturating_add(q.margin).max(cap * 2).min(LAST_CAP),
         }
     }
     let mut found = Found {
@@ -258,7 +262,7 @@ pub fn search(q: &Query) -> Found {
     found
 }
 
-/// The bound of a search's first pass, and of its last.
+/// The bound of a search's first pass (a plain story, found in a few nodes), and of its last.
 const FIRST_CAP: u32 = 1;
 const LAST_CAP: u32 = 48;
 
@@ -352,6 +356,9 @@ struct Search<'a> {
     best: u32,
     /// No story dearer than this is looked at in this pass.
     cap: u32,
+    /// The cheapest cost so far of a story left for being dearer than the cap (`u32::MAX`: none
+    /// was; no dearer pass finds more).
+    over: u32,
     /// The states gone on with, and at what cost.
     visited: std::collections::HashMap<u64, u32>,
     budget: usize,
@@ -359,7 +366,8 @@ struct Search<'a> {
 }
 
 impl<'a> Search<'a> {
-    fn new(q: &'a Query<'a>, cap: u32, budget: usize) -> Search<'a> {
+    /// A search of `q`'s log: its observations sorted by square once, for every pass.
+    fn new(q: &'a Query<'a>) -> Search<'a> {
         let mut obs = vec![Vec::new(); 64];
         let mut glitches = Vec::new();
         for (i, s) in q.log.iter().enumerate().take(u16::MAX as usize) {
@@ -385,16 +393,48 @@ impl<'a> Search<'a> {
             cost: 0,
             departures: Departures::default(),
             best: u32::MAX,
-            cap,
+            cap: 0,
+            over: u32::MAX,
             visited: std::collections::HashMap::new(),
-            budget,
+            budget: 0,
             found: Vec::new(),
         }
+    }
+
+    /// Ready for a pass bounded by `cap`, with `budget` nodes: nothing of the pass before is
+    /// left but the observations (and the room the pass before took).
+    fn pass(&mut self, cap: u32, budget: usize) {
+        self.glitch_used.fill(false);
+        self.cur = [0; 64];
+        self.owed = Bitboard::EMPTY;
+        self.owed_since = [0; 64];
+        self.owed_in_gap = Bitboard::EMPTY;
+        self.gap_unseen = Bitboard::EMPTY;
+        self.assigned.clear();
+        self.moves.clear();
+        self.ends.clear();
+        self.cost = 0;
+        self.departures = Departures::default();
+        self.best = u32::MAX;
+        self.cap = cap;
+        self.over = u32::MAX;
+        self.visited.clear();
+        self.budget = budget;
+        self.found.clear();
     }
 
     /// The bound past which a story is not worth going on with.
     fn bound(&self) -> u32 {
         self.best.saturating_add(self.q.margin).min(self.cap)
+    }
+
+    /// A story that costs `cost` so far is past the bound; one past this pass's cap is noted
+    /// ([`Search::over`]: the next pass's bound need be no lower).
+    fn past_bound(&mut self, cost: u32) -> bool {
+        if cost > self.cap {
+            self.over = self.over.min(cost);
+        }
+        cost > self.bound()
     }
 
     /// The next observation of `sq` no move accounts for yet.
@@ -414,7 +454,7 @@ impl<'a> Search<'a> {
         // the same state: gone on with once, at the lower cost.
         // (What the moves' changes seen out of order cost only grows as moves are added.)
         let so_far = self.cost + self.lateness(&[]).cost;
-        if so_far > self.bound() {
+        if self.past_bound(so_far) {
             return;
         }
         let key = self.state_key(&pos);
@@ -570,7 +610,7 @@ impl<'a> Search<'a> {
     /// Change `j` of move `m` onwards, every way the board can have shown it; after the last,
     /// the move is taken and the search goes on from `next`.
     fn change(&mut self, next: &Chess, m: Move, ch: &[Change], j: usize, step: Step) {
-        if self.cost > self.bound() || self.budget == 0 {
+        if self.past_bound(self.cost) || self.budget == 0 {
             return;
         }
         let Some(&c) = ch.get(j) else {
@@ -837,7 +877,7 @@ impl<'a> Search<'a> {
                 .count();
             cost += cost::REPORT_MISS * missed.min(2) as u32;
         }
-        if cost > self.bound() {
+        if self.past_bound(cost) {
             return;
         }
         // The board beyond the moves, the owed squares as the story has them.
@@ -882,7 +922,7 @@ impl<'a> Search<'a> {
             let wrong = phys.wrong_pieces(pos.board()) & !tail;
             cost += cost::WRONG_PIECE * wrong.count() as u32;
         }
-        if cost > self.bound() {
+        if self.past_bound(cost) {
             return;
         }
         // What the board shows beyond the moves came after them: the next move under way.
@@ -903,7 +943,7 @@ impl<'a> Search<'a> {
         cost += late_cost;
         departures.late += late;
         let mut unordered = false;
-        if cost > self.bound() {
+        if self.past_bound(cost) {
             return;
         }
         // Moves seen only together in one report: their order is not known.
