@@ -115,8 +115,8 @@ fn every_fault_model_is_measured_at_every_tempo() {
     // Floors a little under what the engine reads now that it revises its reading
     // (`chessboardd bench tempo`, games exactly / moves exactly / games recorded to the end /
     // games with a wrong move left, at the worst tempo of each): lost-next 407 / 99.18% / 408 / 1,
-    // swaps 401 / 99.54% / 401 / 4, lost-periodic 371 / 94.98% / 387 / 29, late 337 / 89.33% /
-    // 366 / 56, combined 271 / 79.03% / 310 / 90 (of 410 games). Before it revised its reading:
+    // swaps 401 / 99.54% / 401 / 4, lost-periodic 371 / 95.10% / 389 / 28, late 336 / 89.64% /
+    // 369 / 61, combined 275 / 79.75% / 312 / 87 (of 410 games). Before it revised its reading:
     // lost-periodic 312 / 85.21% / 323 / 64, late 195 / 64.05% / 208 / 115, combined 163 /
     // 59.59% / 172 / 139. The last column is a ceiling: games with a wrong move left.
     for (faults, games_pct, moves_pct, end_pct, wrong_most) in [
@@ -170,8 +170,8 @@ fn with_pulled_cables_the_moves_made_unseen_are_taken_up() {
     // Now and then (5% of the moves) the board's link is lost for 0.5 to 1.5 s while the
     // players go on at blitz tempo: up to four plies nobody saw, read from the board's report
     // when it is back. Measured when written (`chessboardd bench tempo --faults pulls`): from
-    // 319 games (replies from 40 ms) to 362 (from 300 ms) read exactly, 85.8% to 93.4% of the
-    // moves, 374 to 394 games recorded to their end, 42 to 75 with a wrong move left. Before
+    // 319 games (replies from 40 ms) to 363 (from 300 ms) read exactly, 85.8% to 93.4% of the
+    // moves, 375 to 394 games recorded to their end, 40 to 74 with a wrong move left. Before
     // the engine revised its reading: 283 to 347 games, 81.4% to 91.7%, 328 to 363 to the end;
     // before the board after a gap was searched for moves that changed squares unseen: 95 to
     // 146 games, 47.8% to 56.2% of the moves, 153 to 207 games to the end. What is left is
