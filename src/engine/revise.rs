@@ -150,9 +150,9 @@ impl Engine {
         } else {
             &[]
         };
-        for (i, prefix) in held.iter().enumerate() {
-            if prefix[..] == *announced || prefix.len() >= MOST_PLIES || held[..i].contains(prefix)
-            {
+        // (The stories held are each other moves: a search's stories are, once each.)
+        for prefix in held {
+            if prefix[..] == *announced || prefix.len() >= MOST_PLIES {
                 continue;
             }
             let more = self.stories_from(start, prefix, BEYOND_RECORD, OPEN_BUDGET);
