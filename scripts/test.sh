@@ -18,7 +18,7 @@ grep '"profile":{[^}]*"test":true' "$logs/build.json" |
     grep -o '"executable":"[^"]*"' | sed 's/"executable":"//; s/"$//' >"$logs/programs"
 
 # The slowest first (measured on a two-core machine), then the rest as cargo listed them.
-slow="properties tempo boards crash gpio simulate_host mqtt journal control state_lock"
+slow="boards crash gpio simulate_host mqtt journal control state_lock tempo"
 {
     for name in $slow; do grep "/deps/${name}-[0-9a-f]*$" "$logs/programs" || true; done
     grep -v -E "/deps/($(echo $slow | tr ' ' '|'))-[0-9a-f]*$" "$logs/programs"
