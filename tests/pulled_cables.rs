@@ -228,3 +228,59 @@ fn a_restarted_daemon_takes_up_the_plies_played_while_it_was_down() {
     engine.advance(9000, &mut out);
     assert_eq!(uci(&engine).last().map(String::as_str), Some("e1g1"));
 }
+
+/// The states a board that names its pieces reports for `pos`, with `lifted` in the hand.
+fn named_states(pos: &Chess, lifted: &[Square]) -> Box<[u8; 64]> {
+    let mut states = [EMPTY; 64];
+    for (sq, p) in pos.board().iter() {
+        if !lifted.contains(&sq) {
+            states[sq as usize] = chessboardd::engine::piece_code(p);
+        }
+    }
+    Box::new(states)
+}
+
+#[test]
+fn a_restart_on_a_board_that_names_its_pieces_reads_only_the_moves_made() {
+    // Found by tests/crash.rs under load: a daemon restarted on a DGT board took the game up
+    // by occupancy ("some piece here") and read the board's first dump, which names every
+    // piece, as 32 changes at once: it announced 40...b4 41.Qxe6 42...b3 43.Nb5, none of them
+    // played, before a correction. What was played: 20...Bc5, and White's knight lifted from
+    // c3 when the daemon came back, set down on e4 90 ms later.
+    let start = position("r2q1rk1/4bp1p/p3p1p1/1p6/8/1QN1nN2/PPBB1PPP/2R2R1K b - - 1 20");
+    let mut engine = Engine::new(Settings::default());
+    let mut out = Vec::new();
+    engine.resume(
+        0,
+        &Resumed {
+            start: start.clone(),
+            moves: Vec::new(),
+            recovered: Vec::new(),
+            illegal: ByColor { white: 0, black: 0 },
+            clocks: None,
+        },
+        &mut out,
+    );
+    engine.link(0, LinkState::Connected, &mut out);
+    let mut after_bc5 = start.clone();
+    after_bc5.play_unchecked(moves(&start, "Bc5")[0]);
+    let mut after_ne4 = after_bc5.clone();
+    after_ne4.play_unchecked(moves(&after_bc5, "Ne4")[0]);
+    for (t, pos, lifted) in [
+        (0, &after_bc5, &[Square::C3][..]),
+        (7, &after_bc5, &[Square::C3][..]),
+        (91, &after_ne4, &[][..]),
+        (283, &after_ne4, &[][..]),
+    ] {
+        engine.reading(t, Reading::Frame(named_states(pos, lifted)), &mut out);
+    }
+    engine.advance(5000, &mut out);
+    let said: Vec<_> = of_type(&out, "move")
+        .iter()
+        .map(|m| m["san"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(said, ["Bc5", "Ne4"], "every move announced");
+    assert!(of_type(&out, "correction").is_empty());
+    // Only the move made while nobody saw is a recovered one.
+    assert!(engine.game().plies[0].recovered && !engine.game().plies[1].recovered);
+}

@@ -441,6 +441,15 @@ impl Engine {
     /// A raw reading from the board at time `t`.
     pub fn reading(&mut self, t: Millis, r: Reading, out: &mut Vec<Event>) {
         self.advance(t, out);
+        if !self.phys.ids() && r.names_pieces() {
+            // The board names its pieces, which the engine learns from its first reading: the
+            // pieces it took to stand by occupancy alone (at start-up, a resumed game) are the
+            // game's, named, so that naming them is no change of the board.
+            let board = self.game.pos.board().clone();
+            self.phys.name_pieces(&board);
+            self.deb
+                .rename(|sq, state| super::decoder::physical::named(&board, sq, state));
+        }
         if self.gap_pending {
             // The first reading after the link came back: the board as it is now, after
             // whatever was done while nobody saw it (nothing, when it shows no change).

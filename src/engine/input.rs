@@ -31,6 +31,14 @@ impl Reading {
         }
         Reading::Frame(Box::new(states))
     }
+
+    /// The reading names a piece (a board that identifies its pieces).
+    pub fn names_pieces(&self) -> bool {
+        match self {
+            Reading::Square(_, state) => *state > OCCUPIED,
+            Reading::Frame(states) => states.iter().any(|s| *s > OCCUPIED),
+        }
+    }
 }
 
 /// The state of a board's link, as its driver reports it.

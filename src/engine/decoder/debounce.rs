@@ -60,6 +60,21 @@ impl Debouncer {
         self.glitches.clear();
     }
 
+    /// Gives every square the state `name` makes of it (a board found to name its pieces:
+    /// what was taken as "occupied" becomes the piece there), in the settled and the raw
+    /// state alike; a square whose raw state now is its settled state is no longer pending.
+    pub fn rename(&mut self, name: impl Fn(Square, SquareState) -> SquareState) {
+        for sq in Square::ALL {
+            let i = sq as usize;
+            self.stable[i] = name(sq, self.stable[i]);
+            self.raw[i] = name(sq, self.raw[i]);
+            if self.raw[i] == self.stable[i] {
+                self.pending.discard(sq);
+                self.whole.discard(sq);
+            }
+        }
+    }
+
     /// The last raw reading of a square (before debouncing).
     pub fn raw(&self, sq: Square) -> SquareState {
         self.raw[sq as usize]
@@ -163,6 +178,21 @@ impl Debouncer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn naming_the_pieces_is_no_change_but_a_move_still_is() {
+        let mut d = Debouncer::new(30);
+        d.reset(&[OCCUPIED; 64]);
+        // A reading that names the piece on e2 (8) and one that empties d2, not yet settled.
+        d.reading(100, Square::E2, 8);
+        d.reading(100, Square::D2, EMPTY);
+        d.rename(|sq, s| if s == OCCUPIED && sq == Square::E2 { 8 } else { s });
+        assert_eq!(d.raw(Square::E2), 8);
+        let changes: Vec<Square> = std::iter::from_fn(|| d.pop_due(1000))
+            .map(|c| c.square)
+            .collect();
+        assert_eq!(changes, [Square::D2]);
+    }
 
     #[test]
     fn bounce_shorter_than_debounce_is_never_seen() {

@@ -30,6 +30,16 @@ pub fn code_piece(code: SquareState) -> Option<Piece> {
     Some(Piece { color, role })
 }
 
+/// A square's state on a board found to name its pieces, where `board` was taken to stand: an
+/// unknown piece is the piece `board` has there (and stays unknown where it has none).
+pub fn named(board: &Board, sq: Square, state: SquareState) -> SquareState {
+    if state == OCCUPIED {
+        board.piece_at(sq).map_or(state, piece_code)
+    } else {
+        state
+    }
+}
+
 /// The debounced board.
 #[derive(Clone, Debug)]
 pub struct Physical {
@@ -97,6 +107,15 @@ impl Physical {
             .filter(|(_, s)| **s != EMPTY)
             .map(|(i, _)| Square::new(i as u32))
             .collect();
+    }
+
+    /// The board names its pieces: a square taken as occupied by an unknown piece holds the
+    /// piece `board` has there (see [`named`]).
+    pub fn name_pieces(&mut self, board: &Board) {
+        self.ids = true;
+        for sq in Square::ALL {
+            self.states[sq as usize] = named(board, sq, self.states[sq as usize]);
+        }
     }
 
     /// The board shows exactly `board` (piece identities compared where reported).
