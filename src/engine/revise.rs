@@ -39,8 +39,11 @@ const CORRECTION_MARGIN: u32 = 3;
 const RIVALS: u32 = 1;
 /// Stories kept beyond the cheapest.
 const MARGIN: u32 = 3;
-/// Moves a story may have beyond the record.
-const BEYOND_RECORD: usize = 4;
+/// Moves a story may have beyond the record: as many as people make while a late reading is
+/// waited for (2.5 s); after a gap, fewer (its report shows them in no order, and more moves
+/// explain it in more ways).
+const BEYOND_RECORD: usize = 6;
+const BEYOND_RECORD_GAP: usize = 4;
 /// The most moves a story has.
 const MOST_PLIES: usize = 12;
 
@@ -110,6 +113,15 @@ impl Engine {
         self.game.plies[from..].iter().map(|p| p.m).collect()
     }
 
+    /// Moves a story may have beyond the record (see [`BEYOND_RECORD`]).
+    fn beyond_record(&self) -> usize {
+        if self.gaps.is_empty() {
+            BEYOND_RECORD
+        } else {
+            BEYOND_RECORD_GAP
+        }
+    }
+
     /// The decoder's stories of the log from `start`, beginning with `prefix`.
     fn stories_from(&self, start: &Chess, prefix: &[Move], beyond: usize, budget: usize) -> Found {
         let q = Query {
@@ -141,7 +153,7 @@ impl Engine {
     /// the record's best story's search too).
     fn search_open(&self, start: &Chess, announced: &[Move], found: &mut Found) -> Option<Found> {
         let record = (!announced.is_empty())
-            .then(|| self.stories_from(start, announced, BEYOND_RECORD, OPEN_BUDGET));
+            .then(|| self.stories_from(start, announced, self.beyond_record(), OPEN_BUDGET));
         if let Some(r) = &record {
             found.add(r.stories.clone(), MARGIN);
         }
@@ -155,7 +167,7 @@ impl Engine {
             if prefix[..] == *announced || prefix.len() >= MOST_PLIES {
                 continue;
             }
-            let more = self.stories_from(start, prefix, BEYOND_RECORD, OPEN_BUDGET);
+            let more = self.stories_from(start, prefix, self.beyond_record(), OPEN_BUDGET);
             found.add(more.stories, MARGIN);
         }
         record.filter(|r| r.complete)
@@ -235,7 +247,8 @@ impl Engine {
         };
         let start = self.agreed_position();
         let announced = self.announced();
-        let mut found = self.stories_from(&start, &[], announced.len() + BEYOND_RECORD, budget);
+        let mut found =
+            self.stories_from(&start, &[], announced.len() + self.beyond_record(), budget);
         let n = announced.len();
         let record = if found.complete {
             None
@@ -276,7 +289,9 @@ impl Engine {
         let kept = match found.stories.iter().find(|s| keeps(s)) {
             Some(s) => Some(s.clone()),
             None => record
-                .unwrap_or_else(|| self.stories_from(&start, &announced, BEYOND_RECORD, budget))
+                .unwrap_or_else(|| {
+                    self.stories_from(&start, &announced, self.beyond_record(), budget)
+                })
                 .stories
                 .into_iter()
                 .find(|s| keeps(s)),

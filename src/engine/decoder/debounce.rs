@@ -186,7 +186,13 @@ mod tests {
         // A reading that names the piece on e2 (8) and one that empties d2, not yet settled.
         d.reading(100, Square::E2, 8);
         d.reading(100, Square::D2, EMPTY);
-        d.rename(|sq, s| if s == OCCUPIED && sq == Square::E2 { 8 } else { s });
+        d.rename(|sq, s| {
+            if s == OCCUPIED && sq == Square::E2 {
+                8
+            } else {
+                s
+            }
+        });
         assert_eq!(d.raw(Square::E2), 8);
         let changes: Vec<Square> = std::iter::from_fn(|| d.pop_due(1000))
             .map(|c| c.square)
