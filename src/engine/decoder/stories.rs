@@ -47,8 +47,9 @@ pub mod cost {
     /// (the capturing piece's placement changes nothing there).
     pub const UNTRACED: u32 = 4;
     /// A change owed, or seen late, across a whole-board report that did not show it (counted for
-    /// two).
-    pub const REPORT_MISS: u32 = 2;
+    /// two). Little: a sensor that sees a piece late shows it late in its reports too, and only
+    /// a lost reading is sure to show in the next one.
+    pub const REPORT_MISS: u32 = 1;
     /// A piece lifted and put back on its square (a touch, an adjustment).
     pub const TOUCH: u32 = 1;
     /// A piece set down on a square where it stood for the settle time, then taken away: a
