@@ -17,7 +17,9 @@ mkdir -p "$logs"
 grep '"profile":{[^}]*"test":true' "$logs/build.json" |
     grep -o '"executable":"[^"]*"' | sed 's/"executable":"//; s/"$//' >"$logs/programs"
 
-# The slowest first (measured on a two-core machine), then the rest as cargo listed them.
+# The slowest first (measured on a two-core machine), then the rest as cargo listed them; the
+# property tests, the longest, keep both cores busy and go with the rest, after the programs
+# that run daemons in real time (a daemon starved of the processor tests something else).
 slow="boards crash gpio simulate_host mqtt journal control state_lock tempo"
 {
     for name in $slow; do grep "/deps/${name}-[0-9a-f]*$" "$logs/programs" || true; done

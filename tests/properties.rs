@@ -774,7 +774,7 @@ fn config(cases: u32) -> Config {
     // PROPTEST_CASES (proptest's own variable) overrides the count, for a quicker or longer run.
     // The counts below keep `make test` within its time on a 2-core machine: a random stream
     // is a board nothing explains, and the decoder's stories are searched for it (128 cases of
-    // property 1 took 24 s here, 64 of property 2 20 s, 128 of property 3 5 s: property 1 at
+    // property 1 took 24 s here, 64 of property 3 20 s, 128 of property 2 5 s: property 1 at
     // 2048 cases was six minutes of one core); `PROPTEST_CASES=4096` runs a deeper check.
     let cases = std::env::var("PROPTEST_CASES")
         .ok()

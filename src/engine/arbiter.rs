@@ -445,10 +445,10 @@ impl Engine {
             // The board names its pieces, which the engine learns from its first reading: the
             // pieces it took to stand by occupancy alone (at start-up, a resumed game) are the
             // game's, named, so that naming them is no change of the board.
-            let board = self.game.pos.board().clone();
-            self.phys.name_pieces(&board);
+            let board = self.game.pos.board();
+            self.phys.name_pieces(board);
             self.deb
-                .rename(|sq, state| super::decoder::physical::named(&board, sq, state));
+                .rename(|sq, state| super::decoder::physical::named(board, sq, state));
         }
         if self.gap_pending {
             // The first reading after the link came back: the board as it is now, after
