@@ -13,8 +13,9 @@
 //! its reading came, a capture without a trace) most. Observations no move needs are a piece
 //! lifted and put back (a touch, free), or set down and taken away again (a slide over squares
 //! when brief; when it stood, a move made and taken back: an illegal move put right, which
-//! costs as an illegal move does). What the board shows beyond the moves is the next move in
-//! the hand, or not.
+//! costs as an illegal move does, unless the square lies on the way of a sliding move of the
+//! story, set down while that move was made: then its lift came late, or is still owed). What
+//! the board shows beyond the moves is the next move in the hand, or not.
 //!
 //! The stories of one search are compared by their cost: the cheapest is what the board most
 //! likely did, and several close ones mean that the board cannot tell yet.
@@ -830,6 +831,8 @@ impl<'a> Search<'a> {
         let mut departures = self.departures;
         let mut tail = Bitboard::EMPTY;
         let mut vacated = Bitboard::EMPTY;
+        // Squares a sliding piece was set down on on its way, whose lift has not come yet.
+        let mut slid_owed = Bitboard::EMPTY;
         let occupied = pos.board().occupied();
         for sq in Square::ALL {
             let list = &self.obs[sq as usize];
@@ -846,11 +849,26 @@ impl<'a> Search<'a> {
                 if a.what == Trace::Lifted {
                     vacated.add(sq);
                 }
-                let (c, stood) = self.pair_cost(a, b);
+                let (mut c, mut stood) = self.pair_cost(a, b);
+                if stood && self.slid_over(sq, a.t) {
+                    // Not a move put back: a square slid over whose lift came late.
+                    (c, stood) = (cost::LATE, false);
+                    departures.late += 1;
+                }
                 cost += c;
                 departures.stood += u32::from(stood);
             }
             if rest.len() % 2 == 1 {
+                let last = &log[usize::from(rest[rest.len() - 1])];
+                if last.what == Trace::Placed
+                    && !occupied.contains(sq)
+                    && self.slid_over(sq, last.t)
+                {
+                    slid_owed.add(sq);
+                    cost += self.owed_cost(last.t);
+                    departures.owed += 1;
+                    continue;
+                }
                 tail.add(sq);
                 if occupied.contains(sq) {
                     vacated.add(sq);
@@ -863,34 +881,22 @@ impl<'a> Search<'a> {
             }
         }
         for sq in self.owed {
-            let since = self.owed_since[sq as usize];
-            if self.q.now.saturating_sub(since) > OWED_PATIENCE_MS {
-                cost += cost::OVERDUE;
-            }
-            // Whole-board reports since that did not show it (a late sensor shows the square
-            // as it was in every report, a lost reading shows in the next).
-            let missed = self
-                .q
-                .reports
-                .iter()
-                .rev()
-                .take_while(|&&r| r > since)
-                .count();
-            cost += cost::REPORT_MISS * missed.min(2) as u32;
+            cost += self.overdue_cost(self.owed_since[sq as usize]);
         }
         if self.past_bound(cost) {
             return;
         }
+        let owed = self.owed | slid_owed;
         // The board beyond the moves, the owed squares as the story has them.
         let beyond_phys;
-        let phys = if self.owed.is_empty() {
+        let phys = if owed.is_empty() {
             self.q.phys
         } else {
             let mut states: [SquareState; 64] = [EMPTY; 64];
             for (i, st) in states.iter_mut().enumerate() {
                 *st = self.q.phys.code(Square::new(i as u32));
             }
-            for sq in self.owed {
+            for sq in owed {
                 states[sq as usize] = match pos.board().piece_at(sq) {
                     Some(p) if self.q.phys.ids() => piece_code(p),
                     Some(_) => OCCUPIED,
@@ -971,12 +977,67 @@ impl<'a> Search<'a> {
             times,
             cost,
             departures,
-            owed: self.owed,
+            owed,
             beyond,
             matched,
             unordered,
         };
         self.keep(story);
+    }
+
+    /// What a change the board has not shown since `since` costs beyond its being owed: overdue
+    /// after [`OWED_PATIENCE_MS`], and each whole-board report since that did not show it (a late
+    /// sensor shows the square as it was in every report, a lost reading shows in the next).
+    fn overdue_cost(&self, since: Millis) -> u32 {
+        let overdue = if self.q.now.saturating_sub(since) > OWED_PATIENCE_MS {
+            cost::OVERDUE
+        } else {
+            0
+        };
+        let missed = self
+            .q
+            .reports
+            .iter()
+            .rev()
+            .take_while(|&&r| r > since)
+            .count();
+        overdue + cost::REPORT_MISS * missed.min(2) as u32
+    }
+
+    /// What a change owed since `since` costs, all told.
+    fn owed_cost(&self, since: Millis) -> u32 {
+        cost::OWED + self.overdue_cost(since)
+    }
+
+    /// `sq` lies on the way of a sliding move of the story, and a piece set down on it at `t`
+    /// was that move's piece passing over: after the move's first change seen, and before its
+    /// last (or its placement is not seen yet).
+    fn slid_over(&self, sq: Square, t: Millis) -> bool {
+        self.moves.iter().enumerate().any(|(k, m)| {
+            let Some(from) = m.from() else {
+                return false;
+            };
+            if !matches!(m.role(), Role::Queen | Role::Rook | Role::Bishop)
+                || !shakmaty::attacks::between(from, m.to()).contains(sq)
+            {
+                return false;
+            }
+            let log = self.q.log;
+            let mut seen = self
+                .assigned
+                .iter()
+                .filter(|&&(_, j)| j == k)
+                .map(|&(i, _)| &log[i]);
+            let mut first = Millis::MAX;
+            let mut placed = None::<Millis>;
+            for s in seen.by_ref() {
+                first = first.min(s.t);
+                if s.square == m.to() && s.what == Trace::Placed {
+                    placed = Some(s.t);
+                }
+            }
+            first <= t && placed.is_none_or(|p| t <= p)
+        })
     }
 
     /// What a lift and a placement of one square that no move accounts for cost: a piece
@@ -1491,6 +1552,49 @@ mod tests {
         let p = pos("rnbqkbnr/pppppppp/8/8/8/8/PPP2PPP/RNBQKBNR w KQkq - 0 1");
         let log = [slid[0], slid[1], slid[2], seen(260, F3, Placed)];
         assert_eq!(best(&p, &log), (vec!["Qf3".into()], 0));
+    }
+
+    #[test]
+    fn a_square_slid_over_whose_lift_is_late_is_the_slide_not_a_move_there() {
+        // Black's bishop c8-h3 slides over d7, e6, f5 and g4; d7's lift comes late, after
+        // the bishop is on h3 and White has lifted the rook from f1.
+        let start = pos("rnbq1rk1/ppp2ppp/7n/3P3Q/2B4b/3P4/PPP4N/RNB2RK1 b - - 0 10");
+        let mut log = vec![
+            seen(100, C8, Lifted),
+            seen(160, D7, Placed),
+            seen(280, E6, Placed),
+            seen(340, E6, Lifted),
+            seen(400, F5, Placed),
+            seen(460, F5, Lifted),
+            seen(520, G4, Placed),
+            seen(580, G4, Lifted),
+            seen(640, H3, Placed),
+            seen(820, F1, Lifted),
+        ];
+        // The lift still owed: the slide, waiting for it.
+        let found = find(&start, &log);
+        let b = found.best().expect("a story");
+        assert_eq!(sans(&start, &b.moves), ["Bh3"]);
+        assert_eq!(b.cost, cost::OWED);
+        assert_eq!(b.owed, Bitboard::from_square(D7));
+        // Its lift a second late: the slide, one reading late, not a bishop that stood on d7
+        // (Bd7 and a rook move unseen).
+        log.push(seen(1200, D7, Lifted));
+        let found = find(&start, &log);
+        let b = found.best().expect("a story");
+        assert_eq!(sans(&start, &b.moves), ["Bh3"]);
+        assert_eq!((b.cost, b.owed), (cost::LATE, Bitboard::EMPTY));
+        // A bishop that stopped on d7, then White's move: d7 is not on the way of a move.
+        let stopped = [
+            seen(100, C8, Lifted),
+            seen(160, D7, Placed),
+            seen(600, F1, Lifted),
+            seen(800, E1, Placed),
+        ];
+        assert_eq!(
+            best(&start, &stopped),
+            (vec!["Bd7".into(), "Re1".into()], 0)
+        );
     }
 
     #[test]
