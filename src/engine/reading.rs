@@ -130,10 +130,11 @@ impl Engine {
         // move's touches: a legal explanation comes before an illegal one. Once nothing has
         // explained the board for the mismatch delay, while the players go on, a story need
         // not be one the board showed in its order.
-        if self.phase == Phase::Moving
+        let restoring = matches!(self.phase, Phase::Restoring { .. });
+        if (self.phase == Phase::Moving || restoring)
             && self.alt.is_none()
             && !self.passive()
-            && matches!(verdict, Verdict::Unexplained | Verdict::Illegal { .. })
+            && (restoring || matches!(verdict, Verdict::Unexplained | Verdict::Illegal { .. }))
         {
             match self.revise(false, None, out) {
                 Revision::Taken => return,

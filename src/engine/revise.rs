@@ -324,6 +324,11 @@ impl Engine {
         {
             best.clone()
         } else {
+            // An illegal move held back that legal moves explain more cheaply, if not by the
+            // margin: not ruled while the board may still tell.
+            if held_illegal && !still && best.cost < record_cost && !keeps(best) {
+                return Revision::Waiting;
+            }
             match kept {
                 Some(k) if k.cost <= record_cost => k,
                 _ => return Revision::Current,

@@ -90,13 +90,18 @@ impl Engine {
                     return;
                 }
                 // A board that stood unexplained: moves made unseen, if one story explains it.
-                let recoverable =
-                    self.phase == Phase::Moving && self.alt.is_none() && !self.passive();
+                // (A ruling the board does not bear out is a story too: its moves read on.)
+                let recoverable = matches!(self.phase, Phase::Moving | Phase::Restoring { .. })
+                    && self.alt.is_none()
+                    && !self.passive();
                 if recoverable && self.revise(true, None, out) == Revision::Taken {
                     return;
                 }
                 // (A piece in the hand that stood with a trace of a capture is no mismatch.)
-                if !(recoverable && self.verdict() == Verdict::InProgress) {
+                if !(recoverable
+                    && self.phase == Phase::Moving
+                    && self.verdict() == Verdict::InProgress)
+                {
                     self.report_mismatch(out);
                 }
             }
