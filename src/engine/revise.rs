@@ -13,7 +13,7 @@ use shakmaty::{Chess, Move, Position};
 
 use super::arbiter::{Credit, Engine, Fruitless, Held, Hold, Mismatch, Phase};
 use super::decoder::log::{Seen, Trace};
-use super::decoder::recognise::Verdict;
+use super::decoder::recognise::{self, Verdict};
 use super::decoder::stories::{self, Found, Query, Story};
 use super::event::{Event, EventKind, Millis, Priority};
 use super::game::ply_number;
@@ -364,6 +364,28 @@ impl Engine {
         }
         if !still && (!candidate.owed.is_empty() || candidate.beyond == Verdict::Unexplained) {
             return Revision::Waiting;
+        }
+        // Its last move a slide that may go on, set down a moment ago, the board showing
+        // nothing after it: as a slide seen made is held back.
+        if !still
+            && held.is_none()
+            && candidate.moves.len() > n
+            && candidate.beyond == Verdict::Home
+        {
+            let (last, before) = candidate
+                .moves
+                .split_last()
+                .expect("a move beyond the record");
+            let mut pos = start.clone();
+            for m in before {
+                pos.play_unchecked(*m);
+            }
+            let done = candidate.times.last().copied().unwrap_or(self.now);
+            if recognise::could_slide_on(&pos, last)
+                && self.now.saturating_sub(done) < self.s.settle_ms
+            {
+                return Revision::Waiting;
+            }
         }
         let unsure = same_end || self.another_order(&start, &candidate, n);
         self.take(&announced, candidate, unsure, held, out);
