@@ -114,20 +114,20 @@ fn a_move_is_announced_as_soon_as_its_last_reading_has_held() {
 fn every_fault_model_is_measured_at_every_tempo() {
     // Floors a little under what the engine reads now that it revises its reading
     // (`chessboardd bench tempo`, games exactly / moves exactly / games recorded to the end /
-    // games with a wrong move left, at the worst tempo of each): lost-next 407 / 99.18% / 408 / 1,
-    // swaps 401 / 99.54% / 401 / 4, lost-periodic 372 / 95.17% / 390 / 27, late 348 / 91.34% /
-    // 371 / 48, combined 301 / 84.35% / 343 / 78 (of 410 games). With stories of at most four
-    // moves beyond the record and a report that did not show a change costing twice as much
-    // (the release before): late 336 / 89.64% / 369 / 61, combined 275 / 79.75% / 312 / 87.
-    // Before it revised its reading: lost-periodic 312 / 85.21% / 323 / 64, late 195 / 64.05% /
-    // 208 / 115, combined 163 / 59.59% / 172 / 139. The last column is a ceiling: games with a
-    // wrong move left.
+    // games with a wrong move left, at the worst tempo of each): lost-next 406 / 98.94% / 407 / 3,
+    // swaps 400 / 99.37% / 400 / 5, lost-periodic 395 / 97.85% / 400 / 11, late 372 / 94.54% /
+    // 390 / 30, combined 344 / 91.27% / 368 / 49 (of 410 games). Before a square slid over with
+    // its lift late was read as the slide, an illegal-move ruling was revised and a story ending
+    // in a slide waited for it (the release before): lost-periodic 372 / 95.17% / 390 / 27, late
+    // 348 / 91.34% / 371 / 48, combined 301 / 84.35% / 343 / 78. Before it revised its reading:
+    // lost-periodic 312 / 85.21% / 323 / 64, late 195 / 64.05% / 208 / 115, combined 163 /
+    // 59.59% / 172 / 139. The last column is a ceiling: games with a wrong move left.
     for (faults, games_pct, moves_pct, end_pct, wrong_most) in [
         (Faults::LOST_NEXT, 97, 98, 97, 4),
         (Faults::SWAPS, 97, 99, 97, 8),
-        (Faults::LOST_PERIODIC, 89, 94, 94, 30),
-        (Faults::LATE, 84, 90, 89, 52),
-        (Faults::COMBINED, 71, 82, 82, 82),
+        (Faults::LOST_PERIODIC, 95, 97, 96, 14),
+        (Faults::LATE, 89, 93, 94, 34),
+        (Faults::COMBINED, 82, 90, 88, 54),
     ] {
         let rows = sim::tempo_table(&Settings::default(), games(), &MIN_REPLIES_MS, faults);
         assert_eq!(rows.len(), MIN_REPLIES_MS.len());
@@ -172,9 +172,10 @@ fn with_sensor_losses_nearly_every_game_is_read_to_its_end() {
 fn with_pulled_cables_the_moves_made_unseen_are_taken_up() {
     // Now and then (5% of the moves) the board's link is lost for 0.5 to 1.5 s while the
     // players go on at blitz tempo: up to four plies nobody saw, read from the board's report
-    // when it is back. Measured when written (`chessboardd bench tempo --faults pulls`): from
-    // 318 games (replies from 40 ms) to 362 (from 300 ms) read exactly, 85.4% to 93.4% of the
-    // moves, 371 to 394 games recorded to their end, 40 to 72 with a wrong move left. Before
+    // when it is back. Measured (`chessboardd bench tempo --faults pulls`): from 319 games
+    // (replies from 40 ms) to 363 (from 300 ms) read exactly, 86.2% to 93.8% of the moves, 371
+    // to 396 games recorded to their end, 40 to 74 with a wrong move left (when written: 318 to
+    // 362, 85.4% to 93.4%, 371 to 394, 40 to 72). Before
     // the engine revised its reading: 283 to 347 games, 81.4% to 91.7%, 328 to 363 to the end;
     // before the board after a gap was searched for moves that changed squares unseen: 95 to
     // 146 games, 47.8% to 56.2% of the moves, 153 to 207 games to the end. What is left is
@@ -189,10 +190,10 @@ fn with_pulled_cables_the_moves_made_unseen_are_taken_up() {
     );
     for row in rows {
         let why = format!("replies from {} ms: {row:?}", row.min_reply_ms);
-        assert!(row.games_exact * 100 >= row.games * 75, "{why}");
-        assert!(row.moves_exact * 100 >= row.moves * 83, "{why}");
-        assert!(row.games_to_the_end * 100 >= row.games * 88, "{why}");
-        assert!(row.games_wrong_left <= 84, "{why}");
+        assert!(row.games_exact * 100 >= row.games * 76, "{why}");
+        assert!(row.moves_exact * 100 >= row.moves * 85, "{why}");
+        assert!(row.games_to_the_end * 100 >= row.games * 89, "{why}");
+        assert!(row.games_wrong_left <= 78, "{why}");
     }
 }
 
