@@ -367,15 +367,12 @@ impl Engine {
         }
         // Its last move a slide that may go on, set down a moment ago, the board showing
         // nothing after it: as a slide seen made is held back.
-        if !still
-            && held.is_none()
-            && candidate.moves.len() > n
-            && candidate.beyond == Verdict::Home
-        {
-            let (last, before) = candidate
-                .moves
-                .split_last()
-                .expect("a move beyond the record");
+        if let Some((last, before)) = candidate.moves.split_last().filter(|_| {
+            !still
+                && held.is_none()
+                && candidate.moves.len() > n
+                && candidate.beyond == Verdict::Home
+        }) {
             let mut pos = start.clone();
             for m in before {
                 pos.play_unchecked(*m);

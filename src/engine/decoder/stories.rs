@@ -1023,14 +1023,14 @@ impl<'a> Search<'a> {
                 return false;
             }
             let log = self.q.log;
-            let mut seen = self
+            let mut first = Millis::MAX;
+            let mut placed = None::<Millis>;
+            for s in self
                 .assigned
                 .iter()
                 .filter(|&&(_, j)| j == k)
-                .map(|&(i, _)| &log[i]);
-            let mut first = Millis::MAX;
-            let mut placed = None::<Millis>;
-            for s in seen.by_ref() {
+                .map(|&(i, _)| &log[i])
+            {
                 first = first.min(s.t);
                 if s.square == m.to() && s.what == Trace::Placed {
                     placed = Some(s.t);
