@@ -584,8 +584,10 @@ fn check_page(dom: &str, before: &Value, after: &Value, script: Script) -> Resul
         }
     }
 
-    // The clocks: the stopped one exactly as the state has it (before or after), the running
-    // one counted down from it by the time the page has been open (at most a few seconds).
+    // The clocks: the stopped one exactly as the state has it (before or after, or after a move
+    // made meanwhile: with increments, a clock between two moves can stand higher than at
+    // either end), the running one counted down from it by the time the page has been open (at
+    // most a few seconds).
     let mut running = Vec::new();
     for color in ["white", "black"] {
         let clock = section(dom, &format!("id=\"clock-{color}\""), "</div>").ok_or("no clock")?;
@@ -596,9 +598,14 @@ fn check_page(dom: &str, before: &Value, after: &Value, script: Script) -> Resul
             running.push(color);
         }
         let key = format!("{color}_ms");
+        let made = after["moves"].as_array().map_or(&[][..], |m| {
+            let seen = before["moves"].as_array().map_or(0, Vec::len);
+            &m[seen.min(m.len())..]
+        });
         let states: Vec<i64> = [before, after]
             .iter()
             .filter_map(|s| s["clock"][&key].as_i64())
+            .chain(made.iter().filter_map(|m| m[&key].as_i64()))
             .collect();
         let (lo, hi) = (*states.iter().min().unwrap(), *states.iter().max().unwrap());
         let slack = if run && script == Script::On {
