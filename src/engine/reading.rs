@@ -129,7 +129,9 @@ impl Engine {
         // Moves the board was not seen making, before its lifts are read as the player to
         // move's touches: a legal explanation comes before an illegal one. Once nothing has
         // explained the board for the mismatch delay, while the players go on, a story need
-        // not be one the board showed in its order.
+        // not be one the board showed in its order. While a position is to be put back after a
+        // ruling, every change is read against the stories too: a ruling the board does not
+        // bear out (the players play on) is withdrawn.
         let restoring = matches!(self.phase, Phase::Restoring { .. });
         if (self.phase == Phase::Moving || restoring)
             && self.alt.is_none()
