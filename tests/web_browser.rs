@@ -598,10 +598,7 @@ fn check_page(dom: &str, before: &Value, after: &Value, script: Script) -> Resul
             running.push(color);
         }
         let key = format!("{color}_ms");
-        let made = after["moves"].as_array().map_or(&[][..], |m| {
-            let seen = before["moves"].as_array().map_or(0, Vec::len);
-            &m[seen.min(m.len())..]
-        });
+        let made = &moves(after)[moves(before).len().min(moves(after).len())..];
         let states: Vec<i64> = [before, after]
             .iter()
             .filter_map(|s| s["clock"][&key].as_i64())

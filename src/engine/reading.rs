@@ -132,12 +132,12 @@ impl Engine {
         // not be one the board showed in its order. While a position is to be put back after a
         // ruling, every change is read against the stories too: a ruling the board does not
         // bear out (the players play on) is withdrawn.
-        let restoring = matches!(self.phase, Phase::Restoring { .. });
-        if (self.phase == Phase::Moving || restoring)
-            && self.alt.is_none()
-            && !self.passive()
-            && (restoring || matches!(verdict, Verdict::Unexplained | Verdict::Illegal { .. }))
-        {
+        let revisable = match self.phase {
+            Phase::Restoring { .. } => true,
+            Phase::Moving => matches!(verdict, Verdict::Unexplained | Verdict::Illegal { .. }),
+            _ => false,
+        };
+        if revisable && self.alt.is_none() && !self.passive() {
             match self.revise(false, None, out) {
                 Revision::Taken => return,
                 // Legal moves explain it, only not one story yet: no illegal move.

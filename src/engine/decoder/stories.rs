@@ -865,7 +865,7 @@ impl<'a> Search<'a> {
                     && self.slid_over(sq, last.t)
                 {
                     slid_owed.add(sq);
-                    cost += self.owed_cost(last.t);
+                    cost += cost::OWED + self.overdue_cost(last.t);
                     departures.owed += 1;
                     continue;
                 }
@@ -1002,11 +1002,6 @@ impl<'a> Search<'a> {
             .take_while(|&&r| r > since)
             .count();
         overdue + cost::REPORT_MISS * missed.min(2) as u32
-    }
-
-    /// What a change owed since `since` costs, all told.
-    fn owed_cost(&self, since: Millis) -> u32 {
-        cost::OWED + self.overdue_cost(since)
     }
 
     /// `sq` lies on the way of a sliding move of the story, and a piece set down on it at `t`
