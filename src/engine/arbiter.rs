@@ -493,6 +493,14 @@ impl Engine {
         {
             self.mismatch.due = Some(self.now.saturating_add(self.s.mismatch_ms));
         }
+        // A square read again as it stood: a change the board never showed, which may tell
+        // that a move was not what the record has.
+        if self.note_echoes()
+            && matches!(self.phase, Phase::Moving | Phase::Restoring { .. })
+            && self.alt.is_none()
+        {
+            self.revise(false, None, out);
+        }
     }
 
     /// The board's link changed (a driver reports it): said, so a blind player knows.

@@ -176,6 +176,33 @@ impl Engine {
         !glitches.is_empty()
     }
 
+    /// Takes the debouncer's echoes (squares read again as they stood) into the log for the
+    /// stories; says whether there were any.
+    pub(super) fn note_echoes(&mut self) -> bool {
+        let echoes = self.deb.take_echoes();
+        if !self.logging() {
+            return false;
+        }
+        let mut any = false;
+        for (t, sq, state) in echoes {
+            if t <= self.agreed.t {
+                continue;
+            }
+            let echo = Seen {
+                t,
+                square: sq,
+                what: Trace::Echo {
+                    occupied: state != EMPTY,
+                },
+                late: false,
+            };
+            let at = self.log.partition_point(|s| s.t <= t);
+            self.log.insert(at, echo);
+            any = true;
+        }
+        any
+    }
+
     /// What the board does is kept in the log for the stories: not while a move made elsewhere
     /// (the other board's, the computer's) is executed here, nor while this board is only
     /// watched.

@@ -36,6 +36,12 @@ pub struct Debouncer {
     /// never a change, but a trace (a captured piece swept off as the capturing piece is set
     /// down leaves nothing else).
     glitches: Vec<(Millis, Square)>,
+    /// Squares whose settled state came in a whole-board report (a reading of the same state
+    /// after it is the late reading the report already showed).
+    settled_whole: Bitboard,
+    /// Single-square readings of the state the square already stood in, and when: the square
+    /// changed and changed back unseen before (a placement lost, or overtaken by its lift).
+    echoes: Vec<(Millis, Square, SquareState)>,
 }
 
 impl Debouncer {
@@ -48,6 +54,8 @@ impl Debouncer {
             pending: Bitboard::EMPTY,
             whole: Bitboard::EMPTY,
             glitches: Vec::new(),
+            settled_whole: Bitboard::EMPTY,
+            echoes: Vec::new(),
         }
     }
 
@@ -58,6 +66,8 @@ impl Debouncer {
         self.pending = Bitboard::EMPTY;
         self.whole = Bitboard::EMPTY;
         self.glitches.clear();
+        self.settled_whole = Bitboard::EMPTY;
+        self.echoes.clear();
     }
 
     /// Gives every square the state `name` makes of it (a board found to name its pieces:
@@ -84,6 +94,15 @@ impl Debouncer {
     pub fn reading(&mut self, t: Millis, sq: Square, state: SquareState) {
         let i = sq as usize;
         if self.raw[i] == state {
+            // Read again as it stood: unless the change is still settling, or a whole-board
+            // report showed it first (this is its reading, late), the square changed and
+            // changed back without a reading.
+            if !self.pending.contains(sq)
+                && !self.settled_whole.contains(sq)
+                && self.echoes.len() < 4096
+            {
+                self.echoes.push((t, sq, state));
+            }
             return;
         }
         self.raw[i] = state;
@@ -104,6 +123,7 @@ impl Debouncer {
 
     /// Records a square's state read in a whole-board report.
     pub fn frame_reading(&mut self, t: Millis, sq: Square, state: SquareState) {
+        // (A report that shows a square as it stood is no echo: reports show every square.)
         if self.raw[sq as usize] != state {
             self.reading(t, sq, state);
             if self.pending.contains(sq) {
@@ -140,8 +160,7 @@ impl Debouncer {
             if self.since[i].saturating_add(self.debounce) != due {
                 continue;
             }
-            self.pending.discard(sq);
-            self.stable[i] = self.raw[i];
+            self.settle(sq);
             batch.push(Change {
                 t: due,
                 square: sq,
@@ -151,9 +170,23 @@ impl Debouncer {
         }
     }
 
+    /// `sq`'s pending state is its settled state now.
+    fn settle(&mut self, sq: Square) {
+        let i = sq as usize;
+        self.pending.discard(sq);
+        self.stable[i] = self.raw[i];
+        self.settled_whole.set(sq, self.whole.contains(sq));
+    }
+
     /// The glitches recorded since the last call, oldest first.
     pub fn take_glitches(&mut self) -> Vec<(Millis, Square)> {
         std::mem::take(&mut self.glitches)
+    }
+
+    /// The echoes recorded since the last call (the square, and the state it was read in
+    /// again), oldest first.
+    pub fn take_echoes(&mut self) -> Vec<(Millis, Square, SquareState)> {
+        std::mem::take(&mut self.echoes)
     }
 
     /// Removes and returns the earliest change that is stable at time `now`, if any.
@@ -164,8 +197,7 @@ impl Debouncer {
             .filter(|&sq| self.since[sq as usize].saturating_add(self.debounce) <= now)
             .min_by_key(|&sq| (self.since[sq as usize], sq as usize))?;
         let i = sq as usize;
-        self.pending.discard(sq);
-        self.stable[i] = self.raw[i];
+        self.settle(sq);
         Some(Change {
             t: self.since[i].saturating_add(self.debounce),
             square: sq,
@@ -257,6 +289,30 @@ mod tests {
         assert_eq!(d.pop_due_batch(1000), vec![]);
         assert_eq!(d.take_glitches(), vec![(110, Square::H2)]);
         assert_eq!(d.take_glitches(), vec![]);
+    }
+
+    #[test]
+    fn a_square_read_again_as_it_stood_is_an_echo_unless_a_report_showed_it_first() {
+        let mut d = Debouncer::new(30);
+        d.reset(&[EMPTY; 64]);
+        // b3 read empty again: it was filled and emptied unseen.
+        d.reading(100, Square::B3, EMPTY);
+        // c4 settling: its reading again is no echo.
+        d.reading(100, Square::C4, OCCUPIED);
+        d.reading(110, Square::C4, OCCUPIED);
+        // d5 shown filled by a whole-board report, then its own reading, late.
+        d.frame_reading(100, Square::D5, OCCUPIED);
+        assert_eq!(d.pop_due_batch(1000).len(), 2);
+        d.reading(900, Square::D5, OCCUPIED);
+        // e6 filled by its own reading, then read filled again: an echo.
+        d.reading(200, Square::E6, OCCUPIED);
+        assert_eq!(d.pop_due_batch(1000).len(), 1);
+        d.reading(950, Square::E6, OCCUPIED);
+        assert_eq!(
+            d.take_echoes(),
+            vec![(100, Square::B3, EMPTY), (950, Square::E6, OCCUPIED)]
+        );
+        assert_eq!(d.take_echoes(), vec![]);
     }
 
     #[test]

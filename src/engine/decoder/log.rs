@@ -22,4 +22,10 @@ pub enum Trace {
     Placed,
     /// Changed and came back within the debounce time.
     Glitch,
+    /// Read again in the state it stood in (`occupied` or not): it changed and changed back
+    /// before, and the board showed neither (a placement whose reading was lost, or came so
+    /// late that the lift overtook it; a capture whose lift was lost).
+    Echo {
+        occupied: bool,
+    },
 }

@@ -15,7 +15,10 @@
 //! when brief; when it stood, a move made and taken back: an illegal move put right, which
 //! costs as an illegal move does, unless the square lies on the way of a sliding move of the
 //! story, set down while that move was made: then its lift came late, or is still owed). What
-//! the board shows beyond the moves is the next move in the hand, or not.
+//! the board shows beyond the moves is the next move in the hand, or not. A square read again
+//! as it stood (an echo) changed and changed back unseen: it explains two changes of a move's
+//! the board never showed (a placement overtaken by the piece's lift, a capture whose captured
+//! piece's lift was lost), and a story that leaves it unexplained pays for it.
 //!
 //! The stories of one search are compared by their cost: the cheapest is what the board most
 //! likely did, and several close ones mean that the board cannot tell yet.
@@ -73,6 +76,10 @@ pub mod cost {
     /// A flicker no move accounts for and no change of its square follows at once (not contact
     /// bounce): a change the sensor lost again, left unexplained.
     pub const FLICKER: u32 = 2;
+    /// A square read again as it stood (an echo) that no move changed and changed back: the
+    /// board says a piece stood there, or left it, and the story says not; two changes never
+    /// shown, as [`VANISHED`].
+    pub const ECHO: u32 = 3;
 }
 
 /// A time when the board was not heard (a link lost, the daemon down): what was done then
@@ -338,6 +345,9 @@ struct Search<'a> {
     /// The flickers (index into the log) and whether a story uses one.
     glitches: Vec<usize>,
     glitch_used: Vec<bool>,
+    /// The echoes (index into the log) and whether a story uses one.
+    echoes: Vec<usize>,
+    echo_used: Vec<bool>,
     /// Per square, how many of its observations the moves so far account for.
     cur: [u16; 64],
     owed: Bitboard,
@@ -372,18 +382,23 @@ impl<'a> Search<'a> {
     fn new(q: &'a Query<'a>) -> Search<'a> {
         let mut obs = vec![Vec::new(); 64];
         let mut glitches = Vec::new();
+        let mut echoes = Vec::new();
         for (i, s) in q.log.iter().enumerate().take(u16::MAX as usize) {
             match s.what {
                 Trace::Glitch => glitches.push(i),
-                _ => obs[s.square as usize].push(i as u16),
+                Trace::Echo { .. } => echoes.push(i),
+                Trace::Lifted | Trace::Placed => obs[s.square as usize].push(i as u16),
             }
         }
         let n = glitches.len();
+        let e = echoes.len();
         Search {
             q,
             obs,
             glitches,
             glitch_used: vec![false; n],
+            echoes,
+            echo_used: vec![false; e],
             cur: [0; 64],
             owed: Bitboard::EMPTY,
             owed_since: [0; 64],
@@ -407,6 +422,7 @@ impl<'a> Search<'a> {
     /// left but the observations (and the room the pass before took).
     fn pass(&mut self, cap: u32, budget: usize) {
         self.glitch_used.fill(false);
+        self.echo_used.fill(false);
         self.cur = [0; 64];
         self.owed = Bitboard::EMPTY;
         self.owed_since = [0; 64];
@@ -537,6 +553,7 @@ impl<'a> Search<'a> {
         self.owed_in_gap.0.hash(&mut h);
         self.gap_unseen.0.hash(&mut h);
         self.glitch_used.hash(&mut h);
+        self.echo_used.hash(&mut h);
         self.ends.last().hash(&mut h);
         self.moves.len().hash(&mut h);
         h.finish()
@@ -637,6 +654,17 @@ impl<'a> Search<'a> {
                     if self.owed_in_gap.contains(sq) && step.gap.is_some() {
                         // Changed and changed back while nobody heard the board.
                         self.owed_in_gap.discard(sq);
+                    } else if let Some(e) = self.echo(sq, what, self.owed_since[sq as usize]) {
+                        // Neither shown, but the square read again as it stood after both:
+                        // the second change's reading, the first one's lost.
+                        self.settle_owed(sq);
+                        self.echo_used[e] = true;
+                        self.cost += cost::LATE;
+                        self.departures.late += 1;
+                        self.change(next, m, ch, j + 1, step);
+                        self.echo_used[e] = false;
+                        self.restore(saved);
+                        return;
                     } else {
                         // The square's last change was never shown, nor is this one: no
                         // longer owed, both lost.
@@ -775,6 +803,17 @@ impl<'a> Search<'a> {
                         self.departures.unseen += 1;
                     }
                     _ => {
+                        if let Some(e) = self.echo(sq, Trace::Placed, step.floor) {
+                            // The capturing piece's placement read on a square that stood
+                            // full: the captured piece's lift was lost, as in a swap.
+                            self.echo_used[e] = true;
+                            self.cost += cost::SWAP;
+                            self.departures.swaps += 1;
+                            self.change(next, m, ch, j + 1, step);
+                            self.echo_used[e] = false;
+                            self.restore(saved);
+                            return;
+                        }
                         self.cost += cost::UNTRACED;
                         self.departures.vanished += 1;
                     }
@@ -783,6 +822,20 @@ impl<'a> Search<'a> {
                 self.restore(saved);
             }
         }
+    }
+
+    /// An unused echo of `sq` since `since` that reads it as `what` leaves it (a placement:
+    /// occupied): the change and the one before it made unseen.
+    fn echo(&self, sq: Square, what: Trace, since: Millis) -> Option<usize> {
+        let log = self.q.log;
+        let occupied = what == Trace::Placed;
+        (0..self.echoes.len()).find(|&j| {
+            let e = &log[self.echoes[j]];
+            !self.echo_used[j]
+                && e.square == sq
+                && e.t >= since
+                && e.what == Trace::Echo { occupied }
+        })
     }
 
     /// `sq` is no longer owed: takes back what owing it cost, as an unseen change in a gap
@@ -878,6 +931,13 @@ impl<'a> Search<'a> {
         for j in 0..self.glitches.len() {
             if !self.glitch_used[j] && !self.is_bounce(j) {
                 cost += cost::FLICKER;
+            }
+        }
+        for j in 0..self.echoes.len() {
+            let e = &log[self.echoes[j]];
+            // (A square a sliding piece passed over, read as it stood: its lift was lost.)
+            if !self.echo_used[j] && !self.slid_over(e.square, e.t) {
+                cost += cost::ECHO;
             }
         }
         for sq in self.owed {
@@ -1234,7 +1294,7 @@ mod tests {
         let mut phys = Physical::default();
         phys.assume(&phys.states_of(start.board()));
         for s in log {
-            if s.what == Glitch {
+            if matches!(s.what, Glitch | Echo { .. }) {
                 continue;
             }
             phys.apply(&Debounced {
@@ -1270,7 +1330,7 @@ mod tests {
         let last = log
             .iter()
             .rev()
-            .find(|s| s.what != Glitch)
+            .find(|s| s.what == Lifted || s.what == Placed)
             .map(|s| (s.square, s.what == Placed));
         search(&Query {
             start,
@@ -1609,6 +1669,60 @@ mod tests {
         assert_eq!(b.cost, cost::VANISHED);
         assert_eq!(b.departures.vanished, 1);
         assert_eq!(found.cheapest().len(), 1);
+    }
+
+    #[test]
+    fn a_square_read_again_empty_tells_the_route_of_a_piece_never_seen_there() {
+        // White's queen d1-X-h1, its placement on X overtaken by its lift (black's h6 between);
+        // then X read again, empty, late. Occupancy alone cannot tell d5, f3 and h5 apart; the
+        // echo does, and every other route pays for leaving it unexplained.
+        let start = pos("1k6/7p/8/8/8/8/8/3QK3 w - - 0 1");
+        for (x, route) in [(F3, "Qf3"), (D5, "Qd5"), (H5, "Qh5")] {
+            let log = [
+                seen(100, D1, Lifted),
+                seen(600, H7, Lifted),
+                seen(800, H6, Placed),
+                seen(1400, H1, Placed),
+                seen(1450, x, Echo { occupied: false }),
+            ];
+            let found = find(&start, &log);
+            let b = found.best().unwrap();
+            assert_eq!(sans(&start, &b.moves), [route, "h6", "Qh1"]);
+            assert_eq!(b.cost, cost::LATE);
+            assert_eq!(found.cheapest().len(), 1);
+            let mut others = found.stories.iter().filter(|s| s.moves != b.moves);
+            assert!(others.all(|s| s.cost >= cost::VANISHED + cost::ECHO));
+        }
+    }
+
+    #[test]
+    fn a_capture_read_as_a_placement_on_a_full_square_is_its_lift_lost() {
+        // The e4 pawn takes on d5 or on f5: the captured pawn's lift not read before the
+        // capturing one was set down, which reads the square as it stood, occupied. Black's
+        // knight lifted after: the capture is made.
+        let start = pos("rnbqkbnr/ppp1p1pp/8/3p1p2/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 3");
+        for (x, capture) in [(D5, "exd5"), (F5, "exf5")] {
+            let log = [
+                seen(100, E4, Lifted),
+                seen(400, x, Echo { occupied: true }),
+                seen(900, G8, Lifted),
+            ];
+            let found = find(&start, &log);
+            let b = found.best().unwrap();
+            assert_eq!(sans(&start, &b.moves), [capture]);
+            assert_eq!(b.cost, cost::SWAP);
+            assert_eq!(found.cheapest().len(), 1);
+        }
+        // Without it, the board cannot tell which: neither left a trace (nor e5 its placement).
+        let found = find(&start, &[seen(100, E4, Lifted), seen(900, G8, Lifted)]);
+        assert_eq!(found.best().map(|b| b.cost), Some(cost::UNTRACED));
+        let mut cheapest: Vec<String> = found
+            .cheapest()
+            .iter()
+            .map(|s| sans(&start, &s.moves).join(" "))
+            .collect();
+        cheapest.sort();
+        assert_eq!(cheapest, ["e5", "exd5", "exf5"]);
     }
 
     #[test]
