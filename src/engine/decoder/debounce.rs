@@ -21,6 +21,10 @@ pub struct Change {
     pub whole: bool,
 }
 
+/// A reading may come this late: a square read again as it stood this soon after a whole-board
+/// report showed its change is that change's own reading.
+pub const ECHO_LATE_MS: Millis = 3000;
+
 #[derive(Clone, Debug)]
 pub struct Debouncer {
     debounce: Millis,
@@ -36,9 +40,10 @@ pub struct Debouncer {
     /// never a change, but a trace (a captured piece swept off as the capturing piece is set
     /// down leaves nothing else).
     glitches: Vec<(Millis, Square)>,
-    /// Squares whose settled state came in a whole-board report (a reading of the same state
-    /// after it is the late reading the report already showed).
+    /// Squares whose settled state came in a whole-board report, and when (a reading of the
+    /// same state soon after it is the late reading the report already showed).
     settled_whole: Bitboard,
+    settled_at: [Millis; 64],
     /// Single-square readings of the state the square already stood in, and when: the square
     /// changed and changed back unseen before (a placement lost, or overtaken by its lift).
     echoes: Vec<(Millis, Square, SquareState)>,
@@ -55,6 +60,7 @@ impl Debouncer {
             whole: Bitboard::EMPTY,
             glitches: Vec::new(),
             settled_whole: Bitboard::EMPTY,
+            settled_at: [0; 64],
             echoes: Vec::new(),
         }
     }
@@ -95,12 +101,11 @@ impl Debouncer {
         let i = sq as usize;
         if self.raw[i] == state {
             // Read again as it stood: unless the change is still settling, or a whole-board
-            // report showed it first (this is its reading, late), the square changed and
-            // changed back without a reading.
-            if !self.pending.contains(sq)
-                && !self.settled_whole.contains(sq)
-                && self.echoes.len() < 4096
-            {
+            // report showed it a moment before (this is its reading, late), the square changed
+            // and changed back without a reading.
+            let reported = self.settled_whole.contains(sq)
+                && t.saturating_sub(self.settled_at[i]) <= ECHO_LATE_MS;
+            if !self.pending.contains(sq) && !reported && self.echoes.len() < 4096 {
                 self.echoes.push((t, sq, state));
             }
             return;
@@ -176,6 +181,7 @@ impl Debouncer {
         self.pending.discard(sq);
         self.stable[i] = self.raw[i];
         self.settled_whole.set(sq, self.whole.contains(sq));
+        self.settled_at[i] = self.since[i];
     }
 
     /// The glitches recorded since the last call, oldest first.
@@ -308,9 +314,15 @@ mod tests {
         d.reading(200, Square::E6, OCCUPIED);
         assert_eq!(d.pop_due_batch(1000).len(), 1);
         d.reading(950, Square::E6, OCCUPIED);
+        // d5 read filled again long after the report: an echo.
+        d.reading(100 + ECHO_LATE_MS + 500, Square::D5, OCCUPIED);
         assert_eq!(
             d.take_echoes(),
-            vec![(100, Square::B3, EMPTY), (950, Square::E6, OCCUPIED)]
+            vec![
+                (100, Square::B3, EMPTY),
+                (950, Square::E6, OCCUPIED),
+                (100 + ECHO_LATE_MS + 500, Square::D5, OCCUPIED)
+            ]
         );
         assert_eq!(d.take_echoes(), vec![]);
     }
