@@ -11,14 +11,15 @@
 //! the board has not shown yet (a reading still owed) as much, for it may still come, and a
 //! change the board never showed at all (a placement overtaken by the piece's next move before
 //! its reading came, a capture without a trace) most. Observations no move needs are a piece
-//! lifted and put back (a touch, free), or set down and taken away again (a slide over squares
-//! when brief; when it stood, a move made and taken back: an illegal move put right, which
-//! costs as an illegal move does, unless the square lies on the way of a sliding move of the
-//! story, set down while that move was made: then its lift came late, or is still owed). What
-//! the board shows beyond the moves is the next move in the hand, or not. A square read again
-//! as it stood (an echo) changed and changed back unseen: it explains two changes of a move's
-//! the board never showed (a placement overtaken by the piece's lift, a capture whose captured
-//! piece's lift was lost), and a story that leaves it unexplained pays for it.
+//! lifted and put back (a touch, cheap), or set down and taken away again: when brief, a slide
+//! over the square (free on the way of a sliding move of the story, a little off it); when it
+//! stood, a move made and taken back (an illegal move put right, which costs as an illegal move
+//! does, unless the square lies on the way of a sliding move of the story, set down while that
+//! move was made: then its lift came late, or is still owed). What the board shows beyond the
+//! moves is the next move in the hand, or not. A square read again as it stood (an echo)
+//! changed and changed back unseen: it stands for two changes of the story the board never
+//! showed (a placement overtaken by the piece's lift, a capture whose captured piece's lift was
+//! lost), and a story that leaves it unexplained pays for it.
 //!
 //! The stories of one search are compared by their cost: the cheapest is what the board most
 //! likely did, and several close ones mean that the board cannot tell yet.
@@ -76,6 +77,9 @@ pub mod cost {
     /// A flicker no move accounts for and no change of its square follows at once (not contact
     /// bounce): a change the sensor lost again, left unexplained.
     pub const FLICKER: u32 = 2;
+    /// A piece set down on a square for a moment, off the way of every sliding move of the
+    /// story: a piece dragged over it, a hand brushing it (a slide's way costs nothing).
+    pub const BRUSH: u32 = 1;
     /// A square read again as it stood (an echo) that no move changed and changed back: the
     /// board says a piece stood there, or left it, and the story says not; two changes never
     /// shown, as [`VANISHED`].
@@ -907,6 +911,8 @@ impl<'a> Search<'a> {
                     // Not a move put back: a square slid over whose lift came late.
                     (c, stood) = (cost::LATE, false);
                     departures.late += 1;
+                } else if a.what == Trace::Placed && !stood && !self.slid_over(sq, a.t) {
+                    c = cost::BRUSH;
                 }
                 cost += c;
                 departures.stood += u32::from(stood);
@@ -1723,6 +1729,37 @@ mod tests {
             .collect();
         cheapest.sort();
         assert_eq!(cheapest, ["e5", "exd5", "exf5"]);
+    }
+
+    #[test]
+    fn a_square_brushed_tells_the_way_of_a_slide_whose_end_was_not_seen() {
+        // The rook d3 slides along the third rank over e3, its placement not read; Black
+        // answers h7-h6. Only a slide over e3 explains the moment e3 was full: f3, g3 or h3
+        // (or e3 itself, the rook in the hand again), not a square up or down the d-file, nor
+        // back to c3.
+        let start = pos("7k/7p/8/8/8/3R4/8/4K3 w - - 0 1");
+        let log = [
+            seen(100, D3, Lifted),
+            seen(300, E3, Placed),
+            seen(330, E3, Lifted),
+            seen(900, H7, Lifted),
+            seen(1100, H6, Placed),
+        ];
+        let found = find(&start, &log);
+        let mut firsts: Vec<String> = found
+            .cheapest()
+            .iter()
+            .map(|s| sans(&start, &s.moves)[0].clone())
+            .collect();
+        firsts.sort();
+        assert_eq!(firsts, ["Re3", "Rf3", "Rg3", "Rh3"]);
+        let others = found
+            .stories
+            .iter()
+            .filter(|s| s.cost > found.best().unwrap().cost);
+        assert!(others
+            .filter(|s| sans(&start, &s.moves)[0] == "Rd5")
+            .all(|s| s.cost >= cost::OWED + cost::BRUSH));
     }
 
     #[test]
