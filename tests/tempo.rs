@@ -115,8 +115,10 @@ fn every_fault_model_is_measured_at_every_tempo() {
     // Floors a little under what the engine reads now that it revises its reading
     // (`chessboardd bench tempo`, games exactly / moves exactly / games recorded to the end /
     // games with a wrong move left, at the worst tempo of each): lost-next 406 / 98.94% / 407 / 3,
-    // swaps 400 / 99.37% / 400 / 5, lost-periodic 395 / 97.85% / 400 / 11, late 372 / 94.54% /
-    // 390 / 30, combined 344 / 91.27% / 368 / 49 (of 410 games). Before a square slid over with
+    // swaps 400 / 99.37% / 400 / 5, lost-periodic 395 / 98.03% / 400 / 11, late 383 / 95.50% /
+    // 392 / 21, combined 353 / 92.41% / 370 / 41 (of 410 games). Before a square read again as
+    // it stood was taken as evidence (an echo): late 372 / 94.54% / 390 / 30, combined 344 /
+    // 91.27% / 368 / 49. Before a square slid over with
     // its lift late was read as the slide, an illegal-move ruling was revised and a story ending
     // in a slide waited for it (the release before): lost-periodic 372 / 95.17% / 390 / 27, late
     // 348 / 91.34% / 371 / 48, combined 301 / 84.35% / 343 / 78. Before it revised its reading:
@@ -125,9 +127,9 @@ fn every_fault_model_is_measured_at_every_tempo() {
     for (faults, games_pct, moves_pct, end_pct, wrong_most) in [
         (Faults::LOST_NEXT, 97, 98, 97, 4),
         (Faults::SWAPS, 97, 99, 97, 8),
-        (Faults::LOST_PERIODIC, 95, 97, 96, 14),
-        (Faults::LATE, 89, 93, 94, 34),
-        (Faults::COMBINED, 82, 90, 88, 54),
+        (Faults::LOST_PERIODIC, 95, 97, 97, 14),
+        (Faults::LATE, 92, 95, 95, 24),
+        (Faults::COMBINED, 85, 92, 89, 45),
     ] {
         let rows = sim::tempo_table(&Settings::default(), games(), &MIN_REPLIES_MS, faults);
         assert_eq!(rows.len(), MIN_REPLIES_MS.len());
@@ -172,9 +174,10 @@ fn with_sensor_losses_nearly_every_game_is_read_to_its_end() {
 fn with_pulled_cables_the_moves_made_unseen_are_taken_up() {
     // Now and then (5% of the moves) the board's link is lost for 0.5 to 1.5 s while the
     // players go on at blitz tempo: up to four plies nobody saw, read from the board's report
-    // when it is back. Measured (`chessboardd bench tempo --faults pulls`): from 319 games
-    // (replies from 40 ms) to 363 (from 300 ms) read exactly, 86.2% to 93.8% of the moves, 371
-    // to 396 games recorded to their end, 40 to 74 with a wrong move left (when written: 318 to
+    // when it is back. Measured (`chessboardd bench tempo --faults pulls`): from 321 games
+    // (replies from 40 ms) to 364 (from 300 ms) read exactly, 86.5% to 94.0% of the moves, 373
+    // to 395 games recorded to their end, 39 to 73 with a wrong move left (the release before:
+    // 319 to 363, 86.2% to 93.8%, 371 to 396, 40 to 74; when written: 318 to
     // 362, 85.4% to 93.4%, 371 to 394, 40 to 72). Before
     // the engine revised its reading: 283 to 347 games, 81.4% to 91.7%, 328 to 363 to the end;
     // before the board after a gap was searched for moves that changed squares unseen: 95 to
@@ -190,10 +193,10 @@ fn with_pulled_cables_the_moves_made_unseen_are_taken_up() {
     );
     for row in rows {
         let why = format!("replies from {} ms: {row:?}", row.min_reply_ms);
-        assert!(row.games_exact * 100 >= row.games * 76, "{why}");
-        assert!(row.moves_exact * 100 >= row.moves * 85, "{why}");
-        assert!(row.games_to_the_end * 100 >= row.games * 89, "{why}");
-        assert!(row.games_wrong_left <= 78, "{why}");
+        assert!(row.games_exact * 100 >= row.games * 77, "{why}");
+        assert!(row.moves_exact * 100 >= row.moves * 86, "{why}");
+        assert!(row.games_to_the_end * 100 >= row.games * 90, "{why}");
+        assert!(row.games_wrong_left <= 77, "{why}");
     }
 }
 
