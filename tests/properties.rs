@@ -932,6 +932,35 @@ fn the_touch_of_a_promoted_piece_is_reported_out_of_time_order() {
     );
 }
 
+/// A flicker on a square just after a piece settled there is that placement's contact bounce:
+/// it changes nothing (property 2). Here Black's Rc7-e7 and White's Qh5-h7+ (its placement read
+/// before its lift) are taken together when h5 is seen empty; a 3 ms flicker on h7 40 ms later
+/// made the engine wait, and read both moves and the reply Qxh7 at once, without its touches.
+/// Regression test for a case the properties found.
+#[test]
+fn a_flicker_just_after_a_placement_is_its_bounce() {
+    let start = parse_fen("4Rrk1/2r3q1/5b2/p4pNQ/P1pP3P/1pP3P1/1P6/5K2 b - - 1 37").unwrap();
+    let mut steps = vec![
+        (64692, "lift c7"),
+        (65245, "place e7"),
+        (65463, "place h7"),
+        (65464, "lift h7"),
+        (65466, "place h7"),
+        (65506, "lift h5"),
+        (65969, "lift g7"),
+        (65971, "place g7"),
+        (65975, "lift g7"),
+        (66516, "lift h7"),
+        (67064, "place h7"),
+    ];
+    let (clean_engine, clean) = sim::run(Settings::default(), &start, &timed(&steps), TAIL);
+    assert_eq!(record_ucis(&clean_engine), ["c7e7", "h5h7", "g7h7"]);
+    steps.insert(6, (65533, "lift h7"));
+    steps.insert(7, (65536, "place h7"));
+    let (_, flickered) = sim::run(Settings::default(), &start, &timed(&steps), TAIL);
+    assert_eq!(flickered, clean);
+}
+
 /// Casual mode: a board that scans the new square before the old one shows, for one scan, the
 /// occupancy of the position before the opponent's capture (2...dxe4 emptied d5; 3.Nd5 fills it
 /// before c3 is seen empty). That moment must not take 2...dxe4 back: the knight's move is

@@ -339,7 +339,8 @@ impl Step {
     }
 }
 
-/// A flicker this soon before a change of its square is that change's contact bounce.
+/// A flicker this soon before a change of its square, or after it settled, is that change's
+/// contact bounce.
 const BOUNCE_MS: Millis = 60;
 
 struct Search<'a> {
@@ -620,13 +621,14 @@ impl<'a> Search<'a> {
         })
     }
 
-    /// Flicker `j` comes just before a change of its square: that change's contact bounce.
+    /// Flicker `j` comes just before a change of its square, or just after it settled: that
+    /// change's contact bounce.
     fn is_bounce(&self, j: usize) -> bool {
         let log = self.q.log;
         let g = &log[self.glitches[j]];
         self.obs[g.square as usize].iter().any(|&i| {
             let o = &log[usize::from(i)];
-            o.t >= g.t && o.t <= g.t + BOUNCE_MS
+            o.t.saturating_sub(BOUNCE_MS) <= g.t && g.t <= o.t + BOUNCE_MS
         })
     }
 
