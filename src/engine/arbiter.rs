@@ -25,7 +25,7 @@ use shakmaty::{Bitboard, ByColor, Chess, Color, Move, Position, Square};
 
 use super::clock::{Clock, ClockSwitch};
 use super::decoder::debounce::{Change, Debouncer};
-use super::decoder::log::Seen;
+use super::decoder::log::{Seen, Trace};
 use super::decoder::physical::Physical;
 use super::decoder::recognise;
 use super::decoder::stories::Gap;
@@ -582,6 +582,7 @@ impl Engine {
             !recovered && !self.turn.touch_unknown && self.s.mode == Mode::Tournament;
         let color = self.game.pos.turn();
         let ply = ply_number(&self.game.pos);
+        let part_of_castling = self.part_of_castling(m);
         // (A move read afterwards is charged to when the board shows it was complete.)
         let t = self.moving_at.unwrap_or(self.now).min(self.now);
         let san = self.game.play(m, t);
@@ -624,7 +625,7 @@ impl Engine {
                 corrected: self.correcting,
             },
         );
-        self.recorded(recovered, t);
+        self.recorded(recovered || part_of_castling, t);
         if let Some((w, b)) = clocks {
             self.emit(
                 out,
@@ -646,6 +647,41 @@ impl Engine {
         if self.claim_with_move == Some(color) {
             self.judge_claim_with_move(color, out);
         }
+    }
+
+    /// `m` moves the king or the rook the way a castling the position allows does, on squares
+    /// of it, and the board showed its piece set down before it showed it lifted: the castling,
+    /// the king's readings late, shows as that move at first (the king's placement on g8 read,
+    /// then the rook's lift from h8). It is not agreed on until the board has shown more (see
+    /// [`Engine::recorded`]).
+    fn part_of_castling(&self, m: Move) -> bool {
+        let color = self.game.pos.turn();
+        let (left, reached, _) = recognise::footprint(color, &m);
+        let last = |sq: Square, what: Trace| {
+            self.turn
+                .seen
+                .iter()
+                .rev()
+                .find(|s| s.square == sq && s.what == what)
+                .map(|s| s.t)
+        };
+        let lifted = left
+            .into_iter()
+            .filter_map(|sq| last(sq, Trace::Lifted))
+            .max();
+        let placed = reached
+            .into_iter()
+            .filter_map(|sq| last(sq, Trace::Placed))
+            .min();
+        let out_of_order = matches!((placed, lifted), (Some(p), Some(l)) if p < l);
+        out_of_order
+            && !m.is_castle()
+            && self.game.legal().iter().any(|c| {
+                let (c_left, c_reached, _) = recognise::footprint(color, c);
+                c.is_castle()
+                    && c_left.is_superset(left)
+                    && (c_left | c_reached).is_superset(reached)
+            })
     }
 
     /// After a move is recorded: the agreed point follows the record when the board showed it
