@@ -115,8 +115,8 @@ fn every_fault_model_is_measured_at_every_tempo() {
     // Floors a little under what the engine reads now that it revises its reading
     // (`chessboardd bench tempo`, games exactly / moves exactly / games recorded to the end /
     // games with a wrong move left, at the worst tempo of each): lost-next 406 / 98.94% / 407 / 3,
-    // swaps 400 / 99.37% / 400 / 5, lost-periodic 395 / 98.03% / 400 / 11, late 383 / 95.50% /
-    // 392 / 21, combined 353 / 92.41% / 370 / 41 (of 410 games). Before a square read again as
+    // swaps 400 / 99.37% / 400 / 5, lost-periodic 395 / 98.03% / 400 / 11, late 384 / 95.70% /
+    // 393 / 20, combined 353 / 92.41% / 370 / 41 (of 410 games). Before a square read again as
     // it stood was taken as evidence (an echo): late 372 / 94.54% / 390 / 30, combined 344 /
     // 91.27% / 368 / 49. Before a square slid over with
     // its lift late was read as the slide, an illegal-move ruling was revised and a story ending
