@@ -185,15 +185,24 @@ impl Engine {
         }
         let mut any = false;
         for (t, sq, state) in echoes {
-            if t <= self.agreed.t {
+            let what = Trace::Echo {
+                occupied: state != EMPTY,
+            };
+            // (The same echo again tells nothing more: a square read over and over is logged
+            // once.)
+            let again = self
+                .log
+                .iter()
+                .rev()
+                .find(|s| s.square == sq && s.what != Trace::Glitch)
+                .is_some_and(|s| s.what == what);
+            if t <= self.agreed.t || again {
                 continue;
             }
             let echo = Seen {
                 t,
                 square: sq,
-                what: Trace::Echo {
-                    occupied: state != EMPTY,
-                },
+                what,
                 late: false,
             };
             let at = self.log.partition_point(|s| s.t <= t);
@@ -610,5 +619,34 @@ impl Engine {
         if !self.rulings.is_empty() {
             self.agree_on_the_record();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use shakmaty::{Chess, Square};
+
+    use crate::engine::decoder::log::Trace;
+    use crate::engine::input::{Reading, EMPTY};
+    use crate::engine::{Engine, Settings};
+
+    #[test]
+    fn a_square_read_again_as_it_stood_is_logged_once() {
+        let mut e = Engine::new(Settings::default());
+        let mut out = Vec::new();
+        e.new_game(0, Chess::default(), true, &mut out);
+        e.reading(1000, Reading::Square(Square::E2, EMPTY), &mut out);
+        // e3 was empty all along: read empty, it was filled and emptied unseen. Read so a
+        // thousand times more, it says nothing more.
+        for t in 1100..2100 {
+            e.reading(t, Reading::Square(Square::E3, EMPTY), &mut out);
+        }
+        let echoes: Vec<_> = e
+            .log
+            .iter()
+            .filter(|s| matches!(s.what, Trace::Echo { .. }))
+            .map(|s| (s.t, s.square))
+            .collect();
+        assert_eq!(echoes, [(1100, Square::E3)]);
     }
 }
