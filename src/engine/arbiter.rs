@@ -657,21 +657,13 @@ impl Engine {
     fn part_of_castling(&self, m: Move) -> bool {
         let color = self.game.pos.turn();
         let (left, reached, _) = recognise::footprint(color, &m);
-        let last = |sq: Square, what: Trace| {
-            self.turn
-                .seen
-                .iter()
-                .rev()
-                .find(|s| s.square == sq && s.what == what)
-                .map(|s| s.t)
-        };
         let lifted = left
             .into_iter()
-            .filter_map(|sq| last(sq, Trace::Lifted))
+            .filter_map(|sq| self.turn.last_seen(sq, Trace::Lifted))
             .max();
         let placed = reached
             .into_iter()
-            .filter_map(|sq| last(sq, Trace::Placed))
+            .filter_map(|sq| self.turn.last_seen(sq, Trace::Placed))
             .min();
         let out_of_order = matches!((placed, lifted), (Some(p), Some(l)) if p < l);
         out_of_order

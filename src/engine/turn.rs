@@ -99,6 +99,15 @@ impl Turn {
             .collect()
     }
 
+    /// The last time `sq` was seen doing `what`, if it was.
+    pub fn last_seen(&self, sq: Square, what: Trace) -> Option<Millis> {
+        self.seen
+            .iter()
+            .rev()
+            .find(|s| s.square == sq && s.what == what)
+            .map(|s| s.t)
+    }
+
     /// The last time `sq` changed, if it did.
     pub fn last_change(&self, sq: Square) -> Option<Millis> {
         self.seen
