@@ -147,6 +147,62 @@ fn four_plies_made_while_unplugged_are_recovered_and_play_goes_on() {
     assert!(of_type(&events, "illegal").is_empty());
 }
 
+#[test]
+fn a_slide_set_down_on_its_way_as_the_cable_is_pulled_is_read_where_it_went() {
+    // 1.e4 e5 seen; the bishop lifted from f1 and set down on e2 on its way to c4, and the
+    // cable pulled at once: the slide goes on unseen (e2 empties, c4 fills), and black answers
+    // 2...Nc6 unseen too. Before the engine held the slide until the board was heard again, it
+    // took 2.Be2 as the cable was pulled, and read the rest as 2...Na6 3.Bc4 Nb8 4.d3 Nc6.
+    let start = Chess::default();
+    let mut s = Script::new(&start);
+    for (from, to) in [(Square::E2, Square::E4), (Square::E7, Square::E5)] {
+        s.lift(from);
+        s.place(to);
+    }
+    s.lift(Square::F1);
+    s.place(Square::E2);
+    s.pull();
+    s.lift(Square::E2);
+    s.place(Square::C4);
+    s.lift(Square::B8);
+    s.place(Square::C6);
+    s.plug();
+    s.lift(Square::D2);
+    s.place(Square::D3);
+    let (engine, events) = sim::run(Settings::default(), &start, &s.inputs, 5000);
+    assert_eq!(uci(&engine), ["e2e4", "e7e5", "f1c4", "b8c6", "d2d3"]);
+    assert!(of_type(&events, "correction").is_empty());
+    let said: Vec<String> = of_type(&events, "move")
+        .iter()
+        .map(|m| m["san"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(said, ["e4", "e5", "Bc4", "Nc6", "d3"]);
+}
+
+#[test]
+fn a_slide_held_through_a_pulled_cable_that_stood_is_the_move_it_looked() {
+    // The same, but the bishop stays on e2: the board's report when it is back shows it there.
+    let start = Chess::default();
+    let mut s = Script::new(&start);
+    for (from, to) in [(Square::E2, Square::E4), (Square::E7, Square::E5)] {
+        s.lift(from);
+        s.place(to);
+    }
+    s.lift(Square::F1);
+    s.place(Square::E2);
+    s.pull();
+    s.lift(Square::B8);
+    s.place(Square::C6);
+    s.plug();
+    s.lift(Square::D2);
+    s.place(Square::D3);
+    let (engine, events) = sim::run(Settings::default(), &start, &s.inputs, 5000);
+    assert_eq!(uci(&engine), ["e2e4", "e7e5", "f1e2", "b8c6", "d2d3"]);
+    assert!(of_type(&events, "correction").is_empty());
+    // (The bishop's move is the one seen made, not read from the report.)
+    assert!(!engine.game().plies[2].recovered);
+}
+
 /// Castling with the cable pulled after the king was lifted; the board back with the rest of
 /// the castling done, or part of it (`unplug_before` steps of the rest done while away).
 fn castling_across_a_pull(long: bool, away_steps: usize) -> (Engine, Vec<Event>) {

@@ -28,8 +28,8 @@ pub enum BenchCommand {
     /// simulated board with the opponent answering 40, 80, 120, 200 and 300 ms after the
     /// release at the quickest, with each fault model (none, lost-next, lost-periodic, late,
     /// swaps, combined, pulls): games and moves read exactly, games with a wrong move left,
-    /// corrections, games recorded to the end (a Markdown table; the time taken on standard
-    /// error)
+    /// games with moves in an order the board cannot tell (marked in the record), corrections,
+    /// games recorded to the end (a Markdown table; the time taken on standard error)
     Tempo(TempoArgs),
     /// Write a replay script of games played at people's tempo to standard output (each game
     /// after a comment with its moves), for comparing readers of a board
@@ -175,13 +175,14 @@ fn tempo(args: TempoArgs) -> Result<(), Fail> {
     let pct = |a: usize, b: usize| 100.0 * a as f64 / b.max(1) as f64;
     println!(
         "| faults | reply from | games read exactly | moves read exactly \
-         | games with a wrong move left | corrections (per 10 games) | games recorded to the end |"
+         | games with a wrong move left | games with an order the board cannot tell (marked) \
+         | corrections (per 10 games) | games recorded to the end |"
     );
-    println!("| --- | --- | --- | --- | --- | --- | --- |");
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- |");
     for faults in &models {
         for row in sim::tempo_table(&settings, &games, &tempos, *faults) {
             println!(
-                "| {} | {} ms | {}/{} | {}/{} ({:.2}%) | {}/{} | {} ({:.1}) | {}/{} |",
+                "| {} | {} ms | {}/{} | {}/{} ({:.2}%) | {}/{} | {} ({} moves) | {} ({:.1}) | {}/{} |",
                 row.faults,
                 row.min_reply_ms,
                 row.games_exact,
@@ -191,6 +192,8 @@ fn tempo(args: TempoArgs) -> Result<(), Fail> {
                 pct(row.moves_exact, row.moves),
                 row.games_wrong_left,
                 row.games,
+                row.games_unsure,
+                row.moves_unsure,
                 row.corrections,
                 10.0 * row.corrections as f64 / row.games.max(1) as f64,
                 row.games_to_the_end,

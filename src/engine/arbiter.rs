@@ -506,7 +506,11 @@ impl Engine {
     /// The board's link changed (a driver reports it): said, so a blind player knows.
     pub fn link(&mut self, t: Millis, state: LinkState, out: &mut Vec<Event>) {
         self.advance(t, out);
-        self.settle_hold(out);
+        // A slide held back may have gone on while nobody hears the board: it waits for the
+        // board's report when it is back (see `hold_due`). Any other hold is settled now.
+        if !self.holding_slide() {
+            self.settle_hold(out);
+        }
         self.resolve_alt_as_continued(out);
         let w = &self.s.phrases.words;
         let text = match state {
@@ -520,10 +524,7 @@ impl Engine {
             LinkState::Unusable(PortError::Other) => w.board_port_error.clone(),
         };
         self.relinked = matches!(state, LinkState::Reconnected | LinkState::Connected);
-        self.link_down = matches!(
-            state,
-            LinkState::Lost | LinkState::Silent | LinkState::Waiting | LinkState::Unusable(_)
-        );
+        self.link_down = state.is_down();
         // Whatever was done while the board was away is read from its next report.
         self.gap_pending = matches!(state, LinkState::Reconnected | LinkState::Connected);
         if self.link_down || self.gap_pending {

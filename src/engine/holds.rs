@@ -121,11 +121,27 @@ impl Engine {
         }
     }
 
+    /// A move seen made is held back a moment, for its piece may slide on.
+    pub(super) fn holding_slide(&self) -> bool {
+        matches!(&self.phase, Phase::Holding(h) if matches!(h.held, Held::Move(_)) && h.due.is_some())
+    }
+
     /// A hold's time has come.
     pub(super) fn hold_due(&mut self, out: &mut Vec<Event>) {
         let Phase::Holding(h) = self.phase.clone() else {
             return;
         };
+        // A slide may have gone on where nobody heard it: it waits until the board is heard
+        // again (its report after the gap tells where the piece went).
+        if (self.link_down || self.gap_pending || self.gap_reading.is_some())
+            && self.holding_slide()
+        {
+            self.phase = Phase::Holding(Hold {
+                due: Some(self.now.saturating_add(self.s.settle_ms)),
+                ..h
+            });
+            return;
+        }
         self.phase = Phase::Moving;
         if matches!(h.held, Held::Illegal(..) | Held::Breach(_)) {
             // A ruling: only when no story of legal moves, with readings still to come,

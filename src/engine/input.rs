@@ -81,6 +81,14 @@ impl LinkState {
             LinkState::Unusable(PortError::Other) => "port_error",
         }
     }
+
+    /// Nobody hears the board in this state.
+    pub fn is_down(self) -> bool {
+        matches!(
+            self,
+            LinkState::Lost | LinkState::Silent | LinkState::Waiting | LinkState::Unusable(_)
+        )
+    }
 }
 
 /// A control input (docs/replay.md `press`).

@@ -37,6 +37,17 @@ impl Engine {
                 to: t,
                 changed: batch.iter().map(|c| c.square).collect(),
             });
+            // A slide held back through the gap that the report shows still standing where it
+            // was set down: it went no further, and is the move it looked.
+            if let Phase::Holding(Hold {
+                held: Held::Move(m),
+                ..
+            }) = self.phase
+            {
+                if self.holding_slide() && !batch.iter().any(|c| c.square == m.to()) {
+                    self.settle_hold(out);
+                }
+            }
         }
         if self.phase == Phase::Over {
             if self.phys.shows(Chess::default().board()) {

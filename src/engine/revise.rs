@@ -48,7 +48,7 @@ const BEYOND_RECORD_GAP: usize = 4;
 const MOST_PLIES: usize = 12;
 
 /// Stories held open between searches, and the nodes each is searched with again.
-const HELD_OPEN: usize = 4;
+const HELD_OPEN: usize = 8;
 const OPEN_BUDGET: usize = stories::BUDGET / 2;
 
 /// Searches that the board's going on asks for after one found no story wait until the log has

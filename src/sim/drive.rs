@@ -2,7 +2,7 @@
 //! scripts, the simulated games of the tests, the benchmarks and the tempo table all go through
 //! [`drive`]. (The daemon's loop is the same in real time, with the inputs as they come.)
 
-use shakmaty::{Chess, Move};
+use shakmaty::{Chess, EnPassantMode, Move, Position};
 
 use super::faults::Faults;
 use super::sensors::{game_inputs, Gestures, SimInput, Tempo};
@@ -79,48 +79,95 @@ pub fn run(
 pub struct Read {
     /// The moves of the game.
     pub moves: usize,
-    /// The moves the record has right, from the first up to the first one it has wrong.
+    /// The moves the record has right, from the first up to the first one it has wrong (a move
+    /// in an order the board could not tell, marked, is not wrong: see `moves_unsure`).
     pub moves_exact: usize,
+    /// The moves recorded in another order or by another route than they were played, where
+    /// the record marks them as read from the board in an order it could not tell (after a
+    /// gap), and the game stands as it did at both ends of the marked moves.
+    pub moves_unsure: usize,
     /// The record is the game, move for move, and nothing more.
     pub exact: bool,
     /// The record has as many moves as the game (right or not): the reader never lost its
     /// place for good.
     pub to_the_end: bool,
     /// The final record has a wrong move: it is not a beginning of the game (a move differs
-    /// from the game's at its ply, or there are moves past the game's end).
+    /// from the game's at its ply, or there are moves past the game's end), other than moves in
+    /// an order the board could not tell, marked (`moves_unsure`).
     pub wrong_left: bool,
     /// The `correction` events the engine sent while reading it.
     pub corrections: usize,
 }
 
-/// Compares a record with the game that was played (no corrections counted).
-pub fn compare(played: &[Move], recorded: &[Move]) -> Read {
-    let moves_exact = played
-        .iter()
-        .zip(recorded)
-        .take_while(|(a, b)| a == b)
-        .count();
+/// Compares a record with the game that was played from `start` (no corrections counted).
+/// `marked` says of each recorded move whether the record marks it as read in an order the
+/// board could not tell (empty: none is).
+pub fn compare(start: &Chess, played: &[Move], recorded: &[Move], marked: &[bool]) -> Read {
+    let marked = |k: usize| marked.get(k).copied().unwrap_or(false);
+    let (mut at_played, mut at_recorded) = (start.clone(), start.clone());
+    let (mut k, mut moves_exact, mut moves_unsure) = (0, 0, 0);
+    let mut wrong = recorded.len() > played.len();
+    while k < recorded.len().min(played.len()) {
+        if played[k] == recorded[k] {
+            at_played.play_unchecked(played[k]);
+            at_recorded.play_unchecked(recorded[k]);
+            moves_exact += 1;
+            k += 1;
+            continue;
+        }
+        // The run of marked moves from here: the game must stand the same at its end.
+        let end = (k..recorded.len())
+            .find(|&j| !marked(j))
+            .unwrap_or(recorded.len());
+        if end == k || end > played.len() {
+            wrong = true;
+            break;
+        }
+        for j in k..end {
+            at_played.play_unchecked(played[j]);
+            at_recorded.play_unchecked(recorded[j]);
+        }
+        if !same_position(&at_played, &at_recorded) {
+            wrong = true;
+            break;
+        }
+        let right = (k..end).filter(|&j| played[j] == recorded[j]).count();
+        moves_exact += right;
+        moves_unsure += end - k - right;
+        k = end;
+    }
     Read {
         moves: played.len(),
         moves_exact,
+        moves_unsure,
         exact: played == recorded,
         to_the_end: recorded.len() >= played.len(),
-        wrong_left: !played.starts_with(recorded),
+        wrong_left: wrong,
         corrections: 0,
     }
+}
+
+/// The same position as far as the moves from it go (the move counters aside).
+fn same_position(a: &Chess, b: &Chess) -> bool {
+    a.board() == b.board()
+        && a.turn() == b.turn()
+        && a.castles().castling_rights() == b.castles().castling_rights()
+        && a.ep_square(EnPassantMode::Legal) == b.ep_square(EnPassantMode::Legal)
 }
 
 /// Plays a game on the simulated board with `gestures` and says how well the engine read it.
 pub fn read_game(settings: &Settings, start: &Chess, moves: &[Move], gestures: &Gestures) -> Read {
     let inputs = game_inputs(start, moves, gestures, 1000);
     let (engine, events) = run(settings.clone(), start, &inputs, 10_000);
-    let recorded: Vec<Move> = engine.game().plies.iter().map(|p| p.m).collect();
+    let plies = &engine.game().plies;
+    let recorded: Vec<Move> = plies.iter().map(|p| p.m).collect();
+    let marked: Vec<bool> = plies.iter().map(|p| p.uncertain).collect();
     Read {
         corrections: events
             .iter()
             .filter(|e| matches!(e.kind, EventKind::Correction { .. }))
             .count(),
-        ..compare(moves, &recorded)
+        ..compare(start, moves, &recorded, &marked)
     }
 }
 
@@ -136,10 +183,14 @@ pub struct TempoRow {
     pub games_to_the_end: usize,
     /// Games whose final record has a wrong move ([`Read::wrong_left`]).
     pub games_wrong_left: usize,
+    /// Games with moves recorded in an order (or by a route) the board could not tell, marked
+    /// ([`Read::moves_unsure`]).
+    pub games_unsure: usize,
     /// `correction` events over all the games.
     pub corrections: usize,
     pub moves: usize,
     pub moves_exact: usize,
+    pub moves_unsure: usize,
 }
 
 /// The gestures of game number `i` at people's tempo: every physical order, bounce and sensor
@@ -177,6 +228,8 @@ pub fn tempo_table(
                 row.games_exact += usize::from(read.exact);
                 row.games_to_the_end += usize::from(read.to_the_end);
                 row.games_wrong_left += usize::from(read.wrong_left);
+                row.games_unsure += usize::from(read.moves_unsure > 0);
+                row.moves_unsure += read.moves_unsure;
                 row.corrections += read.corrections;
                 row.moves += read.moves;
                 row.moves_exact += read.moves_exact;
@@ -184,4 +237,52 @@ pub fn tempo_table(
             row
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::san::San;
+
+    fn moves(sans: &str) -> Vec<Move> {
+        let mut pos = Chess::default();
+        sans.split_whitespace()
+            .map(|s| {
+                let m = s.parse::<San>().unwrap().to_move(&pos).unwrap();
+                pos.play_unchecked(m);
+                m
+            })
+            .collect()
+    }
+
+    #[test]
+    fn moves_in_an_order_the_board_cannot_tell_are_not_wrong_only_when_marked() {
+        let start = Chess::default();
+        let played = moves("e4 e5 Nf3 Nc6 Bc4 Bc5 c3");
+        // White's 2nd and 3rd moves swapped: the same position after 3...Bc5.
+        let swapped = moves("e4 e5 Bc4 Nc6 Nf3 Bc5 c3");
+        let marked = [false, false, true, true, true, true, false];
+        let read = compare(&start, &played, &swapped, &marked);
+        assert!(!read.wrong_left && !read.exact && read.to_the_end);
+        assert_eq!((read.moves_exact, read.moves_unsure), (5, 2));
+        // Not marked: wrong from the first move that differs.
+        let read = compare(&start, &played, &swapped, &[]);
+        assert!(read.wrong_left);
+        assert_eq!((read.moves_exact, read.moves_unsure), (2, 0));
+        // Marked, but the run ends elsewhere (another move, not another order): wrong.
+        let other = moves("e4 e5 Bc4 Nc6 Nf3 Nf6 c3");
+        let read = compare(&start, &played, &other, &marked);
+        assert!(read.wrong_left);
+        assert_eq!((read.moves_exact, read.moves_unsure), (2, 0));
+        // The game itself: exact.
+        let read = compare(&start, &played, &played, &[]);
+        assert!(read.exact && !read.wrong_left);
+        assert_eq!((read.moves_exact, read.moves_unsure), (7, 0));
+        // A record that stops early is not wrong, nor to the end; one beyond the game is.
+        let read = compare(&start, &played, &played[..4], &[]);
+        assert!(!read.wrong_left && !read.to_the_end);
+        let mut longer = played.clone();
+        longer.extend(moves("e4 e5 Nf3 Nc6 Bc4 Bc5 c3 Nf6").last());
+        assert!(compare(&start, &played, &longer, &[]).wrong_left);
+    }
 }

@@ -909,7 +909,16 @@ impl<'a> Search<'a> {
                     vacated.add(sq);
                 }
                 let (mut c, mut stood) = self.pair_cost(a, b);
-                if stood && self.slid_over(sq, a.t) {
+                // The second change came in the board's report after a gap: how long the first
+                // stood, nobody knows (a slide went on while nobody heard).
+                let unheard = self
+                    .q
+                    .gaps
+                    .iter()
+                    .any(|g| a.t < g.to && g.to <= b.t && g.changed.contains(sq));
+                if unheard && a.what == Trace::Placed && self.slid_over(sq, a.t) {
+                    (c, stood) = (0, false);
+                } else if stood && self.slid_over(sq, a.t) {
                     // Not a move put back: a square slid over whose lift came late.
                     (c, stood) = (cost::LATE, false);
                     departures.late += 1;
