@@ -259,6 +259,31 @@ fn diy_board_promotions_come_from_its_buttons() {
 }
 
 #[test]
+fn diy_board_with_late_lost_and_swapped_readings_is_read_move_for_move() {
+    // The simulator's fault models through a real pseudo-terminal and the real daemon: 5% of
+    // the reports lost (shown by the board's once-a-second frame), 5% late by 0.2 to 2.5 s,
+    // 5% of the captures swapped quicker than the debounce time (`simulate --faults combined`).
+    let (events, sim, ucis) = play(
+        "diy",
+        "seed-example.pgn",
+        &["--faults", "combined", "--fault-rate", "50"],
+    );
+    // (The faults struck: the simulator counts them.)
+    let count = |what: &str| {
+        sim.split([',', ':'])
+            .find_map(|part| {
+                let (n, rest) = part.trim().split_once(' ')?;
+                rest.starts_with(what)
+                    .then(|| n.parse::<u32>().ok())
+                    .flatten()
+            })
+            .unwrap_or(0)
+    };
+    assert!(count("reports lost") > 0 && count("late") > 0, "{sim}");
+    check_events("diy", &["--faults"], events, &sim, &ucis);
+}
+
+#[test]
 fn chesslink_board_turned_round_with_glitches_and_pulled_cables() {
     check(
         "chesslink",
