@@ -115,11 +115,13 @@ fn every_fault_model_is_measured_at_every_tempo() {
     // Floors a little under what the engine reads now that it revises its reading
     // (`chessboardd bench tempo`, games exactly / moves exactly / games recorded to the end /
     // games with a wrong move left, at the worst tempo of each): lost-next 406 / 98.94% / 407 / 3,
-    // swaps 400 / 99.37% / 400 / 5, lost-periodic 395 / 98.11% / 400 / 10, late 383 / 95.62% /
-    // 392 / 20, combined 355 / 93.04% / 372 / 37 (of 410 games; a move in an order the board
-    // cannot tell, marked in the record, is not counted wrong: 0 to 4 games of each). Before
-    // 8 stories were held open between searches, not 4 (and marked orders were counted wrong):
-    // lost-periodic 395 / 98.03% / 400 / 11, combined 353 / 92.41% / 370 / 41. Before a square read again as
+    // swaps 400 / 99.37% / 400 / 5, lost-periodic 396 / 98.26% / 401 / 10, late 385 / 95.96% /
+    // 396 / 20, combined 354 / 92.98% / 372 / 38 (of 410 games; a move in an order the board
+    // cannot tell, marked in the record, is not counted wrong: 0 to 5 games of each). Before
+    // 8 stories were held open between searches, not 4, and stories tied at the end of their
+    // reach were told apart by what they capture (and marked orders were counted wrong):
+    // lost-periodic 395 / 98.03% / 400 / 11, late 384 / 95.70% / 393 / 20, combined 353 /
+    // 92.41% / 370 / 41. Before a square read again as
     // it stood was taken as evidence (an echo): late 372 / 94.54% / 390 / 30, combined 344 /
     // 91.27% / 368 / 49. Before a square slid over with
     // its lift late was read as the slide, an illegal-move ruling was revised and a story ending
@@ -177,18 +179,18 @@ fn with_sensor_losses_nearly_every_game_is_read_to_its_end() {
 fn with_pulled_cables_the_moves_made_unseen_are_taken_up() {
     // Now and then (5% of the moves) the board's link is lost for 0.5 to 1.5 s while the
     // players go on at blitz tempo: up to four plies nobody saw, read from the board's report
-    // when it is back. Measured (`chessboardd bench tempo --faults pulls`): from 331 games
-    // (replies from 40 ms) to 371 (from 300 ms) read exactly, 94.1% to 97.9% of the moves, 378
-    // to 393 games recorded to their end, 8 to 27 with a wrong move left; 17 to 42 games have
+    // when it is back. Measured (`chessboardd bench tempo --faults pulls`): from 334 games
+    // (replies from 40 ms) to 373 (from 300 ms) read exactly, 94.8% to 98.2% of the moves, 381
+    // to 397 games recorded to their end, 11 to 29 with a wrong move left; 17 to 42 games have
     // moves in an order (or by a route) occupancy cannot tell, marked in the record, which are
     // not counted wrong. Before a slide set down on its way as the cable was pulled was held
     // until the board was heard again (and when such moves were counted wrong): 321 to 364
     // games, 39 to 73 with a wrong move left, 373 to 395 to the end. Before the engine revised
     // its reading: 283 to 347 games, 328 to 363 to the end; before the board after a gap was
     // searched for moves that changed squares unseen: 95 to 146 games, 153 to 207 to the end.
-    // What is left: two captures on squares that stay full (which piece was taken), a
-    // stalemate of equally cheap stories that the players' next moves do not tell apart, an
-    // underpromotion's piece.
+    // What is left: two captures on squares that stay full (which piece was taken) that the
+    // players' next moves do not tell apart (the richer is taken, not always the one made; two
+    // of equal worth are not guessed), an underpromotion's piece.
     let rows = sim::tempo_table(
         &Settings::default(),
         games(),

@@ -9,7 +9,7 @@
 //! mismatch delay.
 
 use shakmaty::san::SanPlus;
-use shakmaty::{Chess, Move, Position};
+use shakmaty::{Chess, Move, Position, Role};
 
 use super::arbiter::{Credit, Engine, Fruitless, Held, Hold, Mismatch, Phase};
 use super::decoder::log::{Seen, Trace};
@@ -96,6 +96,35 @@ fn common(a: &[Move], b: &[Move]) -> usize {
 /// The same position (pieces and the side to move).
 fn same(a: &Chess, b: &Chess) -> bool {
     a.board() == b.board() && a.turn() == b.turn()
+}
+
+/// Of the stories costing `cost`, the one whose moves capture the most (pawn 1, knight and
+/// bishop 3, rook 5, queen 9), if one does.
+fn richest(stories: &[Story], cost: u32) -> Option<&Story> {
+    let taken = |s: &Story| -> u32 {
+        s.moves
+            .iter()
+            .filter_map(|m| m.capture())
+            .map(|r| match r {
+                Role::Pawn => 1,
+                Role::Knight | Role::Bishop => 3,
+                Role::Rook => 5,
+                Role::Queen => 9,
+                Role::King => 0,
+            })
+            .sum()
+    };
+    let tied: Vec<(&Story, u32)> = stories
+        .iter()
+        .filter(|s| s.cost == cost)
+        .map(|s| (s, taken(s)))
+        .collect();
+    let most = tied.iter().map(|&(_, v)| v).max()?;
+    let mut top = tied.iter().filter(|&&(_, v)| v == most);
+    match (top.next(), top.next()) {
+        (Some(&(s, _)), None) => Some(s),
+        _ => None,
+    }
 }
 
 impl Engine {
@@ -319,7 +348,7 @@ impl Engine {
         };
         // The record's story waits for a reading still to come: no correction while it may.
         let record_waits = kept.as_ref().is_some_and(|k| !k.owed.is_empty());
-        let candidate = if best.cost.saturating_add(margin) <= record_cost
+        let mut candidate = if best.cost.saturating_add(margin) <= record_cost
             && !(margin > 1 && record_waits && !still)
         {
             best.clone()
@@ -357,9 +386,26 @@ impl Engine {
                 other_end = Some(other_end.map_or(s.cost, |c| c.min(s.cost)));
             }
         }
+        let mut unsure = same_end;
         if let Some(rival) = other_end {
-            if !still || rival <= candidate.cost {
-                return Revision::Waiting;
+            // Rivals the players' moves have not told apart as far as a story reaches (the
+            // next move would leave every story behind): waiting tells no more. Told apart
+            // by what they capture alone (a capture on a square that stayed full, in a gap), the
+            // one that takes the most is taken, marked.
+            let horizon = (n + self.beyond_record()).min(MOST_PLIES);
+            let richest = (rival == candidate.cost
+                && candidate.moves.len() + 1 >= horizon
+                && candidate.owed.is_empty()
+                && candidate.beyond != Verdict::Unexplained)
+                .then(|| richest(&found.stories, candidate.cost))
+                .flatten();
+            match richest {
+                Some(s) => {
+                    candidate = s.clone();
+                    unsure = true;
+                }
+                None if !still || rival <= candidate.cost => return Revision::Waiting,
+                None => {}
             }
         }
         if !still && (!candidate.owed.is_empty() || candidate.beyond == Verdict::Unexplained) {
@@ -384,7 +430,7 @@ impl Engine {
                 return Revision::Waiting;
             }
         }
-        let unsure = same_end || self.another_order(&start, &candidate, n);
+        let unsure = unsure || self.another_order(&start, &candidate, n);
         self.take(&announced, candidate, unsure, held, out);
         Revision::Taken
     }
