@@ -389,9 +389,9 @@ impl Engine {
         let mut unsure = same_end;
         if let Some(rival) = other_end {
             // Rivals the players' moves have not told apart as far as a story reaches (the
-            // next move would leave every story behind): waiting tells no more. Told apart
-            // by what they capture alone (a capture on a square that stayed full, in a gap), the
-            // one that takes the most is taken, marked.
+            // next move would leave every story behind): waiting tells no more. The one whose
+            // moves capture the most is taken, marked, if one does (typically: which piece a
+            // capture on a square that stayed full took, while the board was not heard).
             let horizon = (n + self.beyond_record()).min(MOST_PLIES);
             let richest = (rival == candidate.cost
                 && candidate.moves.len() + 1 >= horizon

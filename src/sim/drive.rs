@@ -84,7 +84,7 @@ pub struct Read {
     pub moves_exact: usize,
     /// The moves recorded in another order or by another route than they were played, where
     /// the record marks them as read from the board in an order it could not tell (after a
-    /// gap), and the game stands as it did at both ends of the marked moves.
+    /// gap or lost readings), and the game stands as it did at both ends of the marked moves.
     pub moves_unsure: usize,
     /// The record is the game, move for move, and nothing more.
     pub exact: bool,
