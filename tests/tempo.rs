@@ -117,9 +117,9 @@ fn every_fault_model_is_measured_at_every_tempo() {
     // games with a wrong move left, at the worst tempo of each): lost-next 406 / 98.94% / 407 / 3,
     // swaps 400 / 99.37% / 400 / 5, lost-periodic 396 / 98.26% / 401 / 10, late 385 / 95.96% /
     // 396 / 20, combined 354 / 92.98% / 372 / 38 (of 410 games; a move in an order the board
-    // cannot tell, marked in the record, is not counted wrong: 0 to 5 games of each). Before
-    // 8 stories were held open between searches, not 4, and stories tied at the end of their
-    // reach were told apart by what they capture (and marked orders were counted wrong):
+    // cannot tell, marked in the record, is not counted wrong: 0 to 5 games of each). The
+    // release before (4 stories held open between searches, not 8; stories tied at the end of
+    // their reach waited on, not told apart by what they capture; marked orders counted wrong):
     // lost-periodic 395 / 98.03% / 400 / 11, late 384 / 95.70% / 393 / 20, combined 353 /
     // 92.41% / 370 / 41. Before a square read again as
     // it stood was taken as evidence (an echo): late 372 / 94.54% / 390 / 30, combined 344 /
