@@ -73,6 +73,13 @@ impl Script {
     fn place(&mut self, sq: Square) {
         self.step(sq, true);
     }
+    /// Moves made by lifting each piece and setting it down.
+    fn moves(&mut self, moves: &[(Square, Square)]) {
+        for &(from, to) in moves {
+            self.lift(from);
+            self.place(to);
+        }
+    }
     fn pull(&mut self) {
         self.t += 100;
         self.away = true;
@@ -112,14 +119,11 @@ fn four_plies_made_while_unplugged_are_recovered_and_play_goes_on() {
     // (the c5 square fills and empties again unseen, d4 is captured twice); 4...d6 is seen.
     let start = Chess::default();
     let mut s = Script::new(&start);
-    for (from, to) in [
+    s.moves(&[
         (Square::D2, Square::D4),
         (Square::G8, Square::F6),
         (Square::C2, Square::C4),
-    ] {
-        s.lift(from);
-        s.place(to);
-    }
+    ]);
     s.pull();
     s.lift(Square::C7);
     s.place(Square::C5);
@@ -147,29 +151,29 @@ fn four_plies_made_while_unplugged_are_recovered_and_play_goes_on() {
     assert!(of_type(&events, "illegal").is_empty());
 }
 
-#[test]
-fn a_slide_set_down_on_its_way_as_the_cable_is_pulled_is_read_where_it_went() {
-    // 1.e4 e5 seen; the bishop lifted from f1 and set down on e2 on its way to c4, and the
-    // cable pulled at once: the slide goes on unseen (e2 empties, c4 fills), and black answers
-    // 2...Nc6 unseen too. Before the engine held the slide until the board was heard again, it
-    // took 2.Be2 as the cable was pulled, and read the rest as 2...Na6 3.Bc4 Nb8 4.d3 Nc6.
+/// 1.e4 e5 seen; the bishop lifted from f1 and set down on e2, and the cable pulled at once;
+/// `away` made while it is out; 3.d3 seen once it is back.
+fn bishop_on_e2_as_the_cable_is_pulled(away: &[(Square, Square)]) -> (Engine, Vec<Event>) {
     let start = Chess::default();
     let mut s = Script::new(&start);
-    for (from, to) in [(Square::E2, Square::E4), (Square::E7, Square::E5)] {
-        s.lift(from);
-        s.place(to);
-    }
+    s.moves(&[(Square::E2, Square::E4), (Square::E7, Square::E5)]);
     s.lift(Square::F1);
     s.place(Square::E2);
     s.pull();
-    s.lift(Square::E2);
-    s.place(Square::C4);
-    s.lift(Square::B8);
-    s.place(Square::C6);
+    s.moves(away);
     s.plug();
-    s.lift(Square::D2);
-    s.place(Square::D3);
-    let (engine, events) = sim::run(Settings::default(), &start, &s.inputs, 5000);
+    s.moves(&[(Square::D2, Square::D3)]);
+    sim::run(Settings::default(), &start, &s.inputs, 5000)
+}
+
+#[test]
+fn a_slide_set_down_on_its_way_as_the_cable_is_pulled_is_read_where_it_went() {
+    // The bishop was on its way to c4: the slide goes on unseen (e2 empties, c4 fills), and
+    // black answers 2...Nc6 unseen too. Before the engine held the slide until the board was
+    // heard again, it took 2.Be2 as the cable was pulled, and read the rest as 2...Na6 3.Bc4
+    // Nb8 4.d3 Nc6.
+    let (engine, events) =
+        bishop_on_e2_as_the_cable_is_pulled(&[(Square::E2, Square::C4), (Square::B8, Square::C6)]);
     assert_eq!(uci(&engine), ["e2e4", "e7e5", "f1c4", "b8c6", "d2d3"]);
     assert!(of_type(&events, "correction").is_empty());
     let said: Vec<String> = of_type(&events, "move")
@@ -181,53 +185,45 @@ fn a_slide_set_down_on_its_way_as_the_cable_is_pulled_is_read_where_it_went() {
 
 #[test]
 fn a_slide_held_through_a_pulled_cable_that_stood_is_the_move_it_looked() {
-    // The same, but the bishop stays on e2: the board's report when it is back shows it there.
-    let start = Chess::default();
-    let mut s = Script::new(&start);
-    for (from, to) in [(Square::E2, Square::E4), (Square::E7, Square::E5)] {
-        s.lift(from);
-        s.place(to);
-    }
-    s.lift(Square::F1);
-    s.place(Square::E2);
-    s.pull();
-    s.lift(Square::B8);
-    s.place(Square::C6);
-    s.plug();
-    s.lift(Square::D2);
-    s.place(Square::D3);
-    let (engine, events) = sim::run(Settings::default(), &start, &s.inputs, 5000);
+    // The bishop stays on e2: the board's report when it is back shows it there.
+    let (engine, events) = bishop_on_e2_as_the_cable_is_pulled(&[(Square::B8, Square::C6)]);
     assert_eq!(uci(&engine), ["e2e4", "e7e5", "f1e2", "b8c6", "d2d3"]);
     assert!(of_type(&events, "correction").is_empty());
     // (The bishop's move is the one seen made, not read from the report.)
     assert!(!engine.game().plies[2].recovered);
 }
 
-#[test]
-fn a_capture_the_board_cannot_tell_is_taken_as_the_richer_once_play_goes_on_past_it() {
-    // The bishop on e7 takes the queen on d8 while the cable is out: d8 stays full, so the
-    // board's report shows only e7 emptied, and Bxf8 tells it as well. The players go on and
-    // nothing they do tells the two apart. Before, the engine waited for them to, and once
-    // their moves went beyond what a story reaches it recorded nothing more; now it takes the
-    // capture that takes more (the queen), marked as read in an order the board could not tell.
-    let start = position("3q1rk1/ppppBppp/8/8/8/8/PPPPPPPP/4K3 w - - 0 1");
+/// From `fen` (a bishop on e7 between d8 and f8), the bishop takes on d8 while the cable is
+/// out (d8 stays full: the report shows only e7 emptied); then 1...h6 2.h3 g6 3.g3 and
+/// `more` are seen.
+fn bishop_takes_on_d8_unheard(fen: &str, more: &[(Square, Square)]) -> (Engine, Vec<Event>) {
+    let start = position(fen);
     let mut s = Script::new(&start);
     s.pull();
     s.lift(Square::E7);
     s.lift(Square::D8);
     s.place(Square::D8);
     s.plug();
-    for (from, to) in [
+    s.moves(&[
         (Square::H7, Square::H6),
         (Square::H2, Square::H3),
         (Square::G7, Square::G6),
         (Square::G2, Square::G3),
-        (Square::A7, Square::A6),
-    ] {
-        s.lift(from);
-        s.place(to);
-    }
-    let (engine, events) = sim::run(Settings::default(), &start, &s.inputs, 5000);
+    ]);
+    s.moves(more);
+    sim::run(Settings::default(), &start, &s.inputs, 5000)
+}
+
+#[test]
+fn a_capture_the_board_cannot_tell_is_taken_as_the_richer_once_play_goes_on_past_it() {
+    // Bxd8 takes the queen; Bxf8 (the rook) tells the board as well. The players go on and
+    // nothing they do tells the two apart. Before, the engine waited for them to, and once
+    // their moves went beyond what a story reaches it recorded nothing more; now it takes the
+    // capture that takes more (the queen), marked as read in an order the board could not tell.
+    let (engine, events) = bishop_takes_on_d8_unheard(
+        "3q1rk1/ppppBppp/8/8/8/8/PPPPPPPP/4K3 w - - 0 1",
+        &[(Square::A7, Square::A6)],
+    );
     assert_eq!(
         uci(&engine),
         ["e7d8", "h7h6", "h2h3", "g7g6", "g2g3", "a7a6"]
@@ -241,23 +237,8 @@ fn a_capture_the_board_cannot_tell_is_taken_as_the_richer_once_play_goes_on_past
 fn a_capture_of_one_of_two_rooks_the_board_cannot_tell_is_not_guessed() {
     // The same with a rook on d8: Bxd8 and Bxf8 take as much. Nothing tells them apart, and the
     // engine does not pick one: it records nothing it cannot tell.
-    let start = position("3r1rk1/ppppBppp/8/8/8/8/PPPPPPPP/4K3 w - - 0 1");
-    let mut s = Script::new(&start);
-    s.pull();
-    s.lift(Square::E7);
-    s.lift(Square::D8);
-    s.place(Square::D8);
-    s.plug();
-    for (from, to) in [
-        (Square::H7, Square::H6),
-        (Square::H2, Square::H3),
-        (Square::G7, Square::G6),
-        (Square::G2, Square::G3),
-    ] {
-        s.lift(from);
-        s.place(to);
-    }
-    let (engine, _) = sim::run(Settings::default(), &start, &s.inputs, 5000);
+    let (engine, _) =
+        bishop_takes_on_d8_unheard("3r1rk1/ppppBppp/8/8/8/8/PPPPPPPP/4K3 w - - 0 1", &[]);
     assert!(uci(&engine).is_empty(), "{:?}", uci(&engine));
 }
 

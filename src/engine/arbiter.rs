@@ -508,7 +508,7 @@ impl Engine {
         self.advance(t, out);
         // A slide held back may have gone on while nobody hears the board: it waits for the
         // board's report when it is back (see `hold_due`). Any other hold is settled now.
-        if !self.holding_slide() {
+        if self.held_slide().is_none() {
             self.settle_hold(out);
         }
         self.resolve_alt_as_continued(out);

@@ -121,9 +121,16 @@ impl Engine {
         }
     }
 
-    /// A move seen made is held back a moment, for its piece may slide on.
-    pub(super) fn holding_slide(&self) -> bool {
-        matches!(&self.phase, Phase::Holding(h) if matches!(h.held, Held::Move(_)) && h.due.is_some())
+    /// The move seen made that is held back a moment, for its piece may slide on.
+    pub(super) fn held_slide(&self) -> Option<Move> {
+        match &self.phase {
+            Phase::Holding(Hold {
+                held: Held::Move(m),
+                due: Some(_),
+                ..
+            }) => Some(*m),
+            _ => None,
+        }
     }
 
     /// A hold's time has come.
@@ -134,7 +141,7 @@ impl Engine {
         // A slide may have gone on where nobody heard it: it waits until the board is heard
         // again (its report after the gap tells where the piece went).
         if (self.link_down || self.gap_pending || self.gap_reading.is_some())
-            && self.holding_slide()
+            && self.held_slide().is_some()
         {
             self.phase = Phase::Holding(Hold {
                 due: Some(self.now.saturating_add(self.s.settle_ms)),

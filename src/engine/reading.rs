@@ -39,14 +39,11 @@ impl Engine {
             });
             // A slide held back through the gap that the report shows still standing where it
             // was set down: it went no further, and is the move it looked.
-            if let Phase::Holding(Hold {
-                held: Held::Move(m),
-                ..
-            }) = self.phase
+            if self
+                .held_slide()
+                .is_some_and(|m| !batch.iter().any(|c| c.square == m.to()))
             {
-                if self.holding_slide() && !batch.iter().any(|c| c.square == m.to()) {
-                    self.settle_hold(out);
-                }
+                self.settle_hold(out);
             }
         }
         if self.phase == Phase::Over {
