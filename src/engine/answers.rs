@@ -64,6 +64,10 @@ impl Engine {
                     // The choice confirmed aloud: the next promotion takes this piece.
                     let text = self.s.phrases.words.piece(role).to_string();
                     self.say(out, text, Priority::Info);
+                    // A promotion the board was not seen making may be waiting for it.
+                    if self.phase == Phase::Moving && self.alt.is_none() && !self.passive() {
+                        self.revise(false, None, out);
+                    }
                 }
                 return;
             }

@@ -21,7 +21,7 @@
 //! explains it (moves made while readings were lost, or too fast to be seen one by one): the
 //! moves are taken as `recovered`.
 
-use shakmaty::{Bitboard, ByColor, Chess, Color, Move, Position, Square};
+use shakmaty::{Bitboard, ByColor, Chess, Color, Move, Position, Role, Square};
 
 use super::clock::{Clock, ClockSwitch};
 use super::decoder::debounce::{Change, Debouncer};
@@ -181,6 +181,10 @@ pub struct Engine {
     /// The board's last change: a square, and whether it was a placement.
     pub(super) last_change: Option<(Square, bool)>,
     pub(super) turn: Turn,
+    /// A promotion's piece chosen during the opponent's turn, who could not promote: the
+    /// choice of the player to move now, made ahead (pressed before the opponent's move was
+    /// complete on the board).
+    pub(super) promo_ahead: Option<Role>,
     /// A hold whose piece was lifted again: the board may still show it was complete.
     pub(super) alt: Option<Hold>,
     pub(super) mismatch: Mismatch,
@@ -268,6 +272,7 @@ impl Engine {
             phys: Physical::default(),
             last_change: None,
             turn: Turn::default(),
+            promo_ahead: None,
             alt: None,
             mismatch: Mismatch::default(),
             illegal_counts: ByColor { white: 0, black: 0 },
@@ -414,6 +419,14 @@ impl Engine {
     }
 
     /// Starts a new turn: nothing touched, nothing held.
+    /// The piece a promotion takes: as chosen (in this turn, or ahead), else the default.
+    pub(super) fn promotion_piece(&self) -> Role {
+        self.turn
+            .promo_choice
+            .or(self.promo_ahead)
+            .unwrap_or(self.s.promotion_default)
+    }
+
     pub(super) fn new_turn(&mut self) {
         self.turn.reset();
         self.alt = None;
@@ -584,6 +597,10 @@ impl Engine {
         let color = self.game.pos.turn();
         let ply = ply_number(&self.game.pos);
         let part_of_castling = self.part_of_castling(m);
+        // A choice pressed in a turn whose player could not promote is the opponent's, ahead.
+        let ahead = self.turn.promo_choice.filter(|_| {
+            !m.is_promotion() && !self.game.pos.legal_moves().iter().any(|l| l.is_promotion())
+        });
         // (A move read afterwards is charged to when the board shows it was complete.)
         let t = self.moving_at.unwrap_or(self.now).min(self.now);
         let san = self.game.play(m, t);
@@ -604,6 +621,7 @@ impl Engine {
         self.arm_warnings();
         self.phase = Phase::Moving;
         self.new_turn();
+        self.promo_ahead = ahead;
         self.turn.swap = (m.is_promotion() && !self.phys.ids()).then_some(Swap {
             square: m.to(),
             lifted: None,

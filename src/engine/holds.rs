@@ -23,7 +23,7 @@ impl Engine {
         match h.held {
             Held::Move(m) => self.at(h.since, |e| e.complete(m, true, out)),
             Held::Promotion(m) => {
-                let role = self.turn.promo_choice.unwrap_or(self.s.promotion_default);
+                let role = self.promotion_piece();
                 let m = with_promotion(m, role);
                 self.at(h.since, |e| e.complete(m, true, out));
             }
@@ -60,10 +60,7 @@ impl Engine {
     pub(super) fn explained_after(&self, h: &Hold) -> bool {
         let m = match h.held {
             Held::Move(m) => m,
-            Held::Promotion(m) => with_promotion(
-                m,
-                self.turn.promo_choice.unwrap_or(self.s.promotion_default),
-            ),
+            Held::Promotion(m) => with_promotion(m, self.promotion_piece()),
             Held::Illegal(..) | Held::Breach(_) | Held::Takeback(_) => return false,
         };
         let mut pos = self.game.pos.clone();

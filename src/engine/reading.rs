@@ -541,7 +541,10 @@ impl Engine {
             let turn = self.game.pos.turn();
             let shown = code_piece(self.phys.code(m.to()))
                 .filter(|p| p.color == turn && p.role != Role::Pawn);
-            let chosen = shown.map(|p| p.role).or(self.turn.promo_choice);
+            let chosen = shown
+                .map(|p| p.role)
+                .or(self.turn.promo_choice)
+                .or(self.promo_ahead);
             if let Some(role) = chosen {
                 if let Some(m) = candidates.iter().find(|c| c.promotion() == Some(role)) {
                     self.complete(*m, false, out);
@@ -566,7 +569,7 @@ impl Engine {
 
     pub(super) fn promotion_timeout(&mut self, out: &mut Vec<Event>) {
         let candidates = self.matching_moves();
-        let role = self.turn.promo_choice.unwrap_or(self.s.promotion_default);
+        let role = self.promotion_piece();
         if let Some(m) = candidates.iter().find(|c| c.promotion() == Some(role)) {
             self.complete(*m, false, out);
         }

@@ -159,7 +159,7 @@ impl Engine {
             phys: &self.phys,
             last_change: self.last_change,
             settle_ms: self.s.settle_ms,
-            promotion: self.turn.promo_choice.unwrap_or(self.s.promotion_default),
+            promotion: self.promotion_piece(),
             max_plies: (prefix.len() + beyond).min(MOST_PLIES),
             prefix,
             margin: MARGIN,
@@ -430,9 +430,33 @@ impl Engine {
                 return Revision::Waiting;
             }
         }
+        // Its last move a promotion whose piece is not chosen yet: as a promotion seen made, it
+        // waits for the choice for the promotion delay (a press then searches again).
+        if let Some(due) = self.promotion_unchosen(&candidate, n) {
+            if still {
+                self.mismatch.due = Some(due);
+            }
+            return Revision::Waiting;
+        }
         let unsure = unsure || self.another_order(&start, &candidate, n);
         self.take(&announced, candidate, unsure, held, out);
         Revision::Taken
+    }
+
+    /// When a story's last move beyond the first `n` is a promotion whose piece neither a
+    /// press nor the board has told yet, and its delay is still running: when the delay ends.
+    fn promotion_unchosen(&self, story: &Story, n: usize) -> Option<Millis> {
+        let promotes = story.moves.last().is_some_and(|m| m.is_promotion());
+        if !promotes
+            || story.moves.len() <= n
+            || self.turn.promo_choice.or(self.promo_ahead).is_some()
+            || self.phys.ids()
+        {
+            return None;
+        }
+        let done = story.times.last().copied().unwrap_or(self.now);
+        let due = done.saturating_add(self.s.promotion_ms);
+        (self.now < due).then_some(due)
     }
 
     /// The board tells the moves of `story` beyond the first `from` as well in another order:

@@ -501,7 +501,8 @@ impl<'a> Search<'a> {
             if fixed.is_some_and(|f| f != m) {
                 continue;
             }
-            if !ids && m.promotion().is_some_and(|r| r != self.q.promotion) {
+            // (A promotion of the prefix keeps the piece it was recorded with.)
+            if !ids && fixed.is_none() && m.promotion().is_some_and(|r| r != self.q.promotion) {
                 continue;
             }
             changes(&pos, &m, &mut changes_of);
