@@ -438,7 +438,7 @@ fn takeback_of_two_plies() {
     let before_nf3 = fen_of(&g.e.game().plies[2].before);
     assert_eq!(
         g.command(Command::Press(Button::Takeback)),
-        "Zum Bestätigen nochmals"
+        "Zurücknehmen? Zum Bestätigen nochmals"
     );
     g.command(Command::Press(Button::Takeback));
     let ev = g.take();
@@ -507,7 +507,10 @@ fn switch_swaps_the_colours_in_a_new_game() {
     g.lift(E7);
     g.place(E5);
     g.take();
-    assert_eq!(g.command(Command::Switch), "Zum Bestätigen nochmals");
+    assert_eq!(
+        g.command(Command::Switch),
+        "Farben tauschen? Zum Bestätigen nochmals"
+    );
     assert_eq!(g.e.computer(), Some(Color::Black));
     let text = g.command(Command::Switch);
     assert!(text.contains("Sie spielen Schwarz"), "{text}");

@@ -264,3 +264,17 @@ fn run_refuses_what_check_config_refuses_with_78() {
         .unwrap();
     assert_eq!(o.status.code(), Some(78));
 }
+
+#[test]
+fn a_keypad_player_who_is_no_player_is_refused() {
+    refused(
+        "keypad_player",
+        "[control]\nkeypad = \"auto\"\nkeypad_player = \"blind\"\n",
+        3,
+        &[
+            "control.keypad_player",
+            "'blind' is not a player",
+            "listener, both, white, black",
+        ],
+    );
+}

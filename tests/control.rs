@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use chessboardd::control::Parsed;
 use chessboardd::engine::{Engine, Settings};
 use chessboardd::replay;
+use shakmaty::Color;
 
 /// An engine after the moves of `script` (replay format), at the script's end.
 fn engine_after(script: &str, args: Settings) -> (Engine, u64) {
@@ -49,14 +50,138 @@ fn questions_are_answered_in_words() {
 }
 
 #[test]
-fn resigning_wants_a_confirmation() {
+fn resigning_wants_a_confirmation_that_names_it() {
     let (mut e, t) = engine_after(FOOLS_MATE_MINUS_ONE, Settings::default());
-    assert_eq!(ask(&mut e, t, "resign"), "Zum Bestätigen nochmals");
+    assert_eq!(
+        ask(&mut e, t, "resign"),
+        "Schwarz gibt auf? Zum Bestätigen nochmals"
+    );
     assert!(!e.is_over());
     // Too late: the first press has lapsed, this one asks again.
-    assert_eq!(ask(&mut e, t + 6000, "resign"), "Zum Bestätigen nochmals");
+    assert_eq!(
+        ask(&mut e, t + 6000, "resign"),
+        "Schwarz gibt auf? Zum Bestätigen nochmals"
+    );
     assert_eq!(ask(&mut e, t + 7000, "resign"), "Aufgabe. Weiß gewinnt");
     assert!(e.is_over());
+}
+
+/// A command of a player's own keypad (issue 26: the keys that can harm).
+fn ask_as(engine: &mut Engine, t: u64, by: Color, line: &str) -> String {
+    let cmd = line.parse::<Parsed>().unwrap().0;
+    engine.command_by(t, cmd, Some(by), &mut Vec::new())
+}
+
+/// Three times the same position: Black to move may claim (Art. 9.2b).
+const THREEFOLD: &str =
+    "lift g1\nplace f3\nlift g8\nplace f6\nlift f3\nplace g1\nlift f6\nplace g8\n\
+lift g1\nplace f3\nlift g8\nplace f6\nlift f3\nplace g1\nlift f6\nplace g8\nlift g1\nplace f3\n";
+
+#[test]
+fn a_draw_claim_wants_a_confirmation_that_names_it() {
+    let (mut e, t) = engine_after(THREEFOLD, Settings::default());
+    // The key a hand finds first (5) claims: nothing is decided on the first press.
+    assert_eq!(
+        ask(&mut e, t, "claim"),
+        "Schwarz reklamiert? Zum Bestätigen nochmals"
+    );
+    assert!(!e.is_over());
+    // Another command in between: the claim is asked again.
+    ask(&mut e, t + 500, "last");
+    assert_eq!(
+        ask(&mut e, t + 1000, "claim"),
+        "Schwarz reklamiert? Zum Bestätigen nochmals"
+    );
+    assert_eq!(
+        ask(&mut e, t + 2000, "claim"),
+        "Reklamation berechtigt. Dreimalige Stellungswiederholung. Remis"
+    );
+    assert_eq!(
+        e.game().ending.map(|x| x.result()).unwrap_or("*"),
+        "1/2-1/2"
+    );
+}
+
+#[test]
+fn a_players_keypad_claims_and_resigns_for_him_only() {
+    let (mut e, t) = engine_after(THREEFOLD, Settings::default());
+    // Black has the move: White's keypad may not claim for him.
+    assert_eq!(
+        ask_as(&mut e, t, Color::White, "claim"),
+        "Weiß ist nicht am Zug"
+    );
+    assert_eq!(
+        ask_as(&mut e, t + 100, Color::White, "claim"),
+        "Weiß ist nicht am Zug"
+    );
+    assert!(!e.is_over());
+    // White resigns in Black's turn: White loses, not the player to move.
+    assert_eq!(
+        ask_as(&mut e, t + 200, Color::White, "resign"),
+        "Weiß gibt auf? Zum Bestätigen nochmals"
+    );
+    assert_eq!(
+        ask_as(&mut e, t + 300, Color::White, "resign"),
+        "Aufgabe. Schwarz gewinnt"
+    );
+    assert_eq!(e.game().ending.map(|x| x.result()).unwrap_or("*"), "0-1");
+}
+
+#[test]
+fn a_players_keypad_offers_a_draw_and_never_accepts_its_own_offer() {
+    let (mut e, t) = engine_after(FOOLS_MATE_MINUS_ONE, Settings::default());
+    // White offers in Black's turn (after his move, Art. 9.1a); pressing again is no acceptance.
+    assert_eq!(
+        ask_as(&mut e, t, Color::White, "draw"),
+        "Weiß bietet Remis an"
+    );
+    assert_eq!(
+        ask_as(&mut e, t + 100, Color::White, "draw"),
+        "Remisangebot steht"
+    );
+    assert!(!e.is_over());
+    // Black's keypad accepts, confirmed.
+    assert_eq!(
+        ask_as(&mut e, t + 200, Color::Black, "draw"),
+        "Schwarz nimmt Remis an? Zum Bestätigen nochmals"
+    );
+    assert!(!e.is_over());
+    assert_eq!(
+        ask_as(&mut e, t + 300, Color::Black, "draw"),
+        "Remis vereinbart. Remis"
+    );
+    assert_eq!(
+        e.game().ending.map(|x| x.result()).unwrap_or("*"),
+        "1/2-1/2"
+    );
+}
+
+#[test]
+fn a_promotion_chosen_on_a_players_keypad_in_the_opponents_turn_is_his_next() {
+    // White's pawn on c7; Black to move plays h7-h6; White's keypad chose the bishop while
+    // Black was still moving, and c7-c8 is then c8=B at once.
+    let script = "setup fen 8/2P4p/k7/8/8/8/8/7K b - - 0 1\nlift h7\n";
+    let (mut e, t) = engine_after(script, Settings::default());
+    assert_eq!(ask_as(&mut e, t, Color::White, "promote bishop"), "Läufer");
+    let mut out = Vec::new();
+    use chessboardd::engine::Reading;
+    use shakmaty::Square;
+    e.reading(t + 300, Reading::Square(Square::H6, 1), &mut out);
+    e.reading(t + 1000, Reading::Square(Square::C7, 0), &mut out);
+    e.reading(t + 1300, Reading::Square(Square::C8, 1), &mut out);
+    e.advance(t + 1400, &mut out);
+    let sans: Vec<String> = e.game().plies.iter().map(|p| p.san.to_string()).collect();
+    assert_eq!(sans, ["h6", "c8=B+"]);
+}
+
+#[test]
+fn silence_is_a_command_with_nothing_to_say() {
+    let (mut e, t) = engine_after(FOOLS_MATE_MINUS_ONE, Settings::default());
+    let mut out = Vec::new();
+    let cmd = "silence".parse::<Parsed>().unwrap().0;
+    assert_eq!(e.command(t, cmd, &mut out), "");
+    let kinds: Vec<&str> = out.iter().map(|e| e.kind.type_name()).collect();
+    assert_eq!(kinds, ["silence"]);
 }
 
 #[test]
@@ -277,11 +402,11 @@ fn every_command_through_the_socket() {
         ("rate down", "Langsamer"),
         ("volume down", "Leiser"),
         ("volume up", "Lauter"),
-        ("takeback", "Zum Bestätigen nochmals"),
+        ("takeback", "Zurücknehmen? Zum Bestätigen nochmals"),
         ("takeback", "Zurückgenommen: Springer Felix drei"),
-        ("new-game", "Zum Bestätigen nochmals"),
+        ("new-game", "Neue Partie? Zum Bestätigen nochmals"),
         ("new-game", "Neue Partie"),
-        ("resign", "Zum Bestätigen nochmals"),
+        ("resign", "Weiß gibt auf? Zum Bestätigen nochmals"),
         ("resign", "Aufgabe. Schwarz gewinnt"),
     ];
     for (line, text) in cases {
@@ -338,18 +463,63 @@ fn start_and_the_clock_button_through_the_socket() {
 }
 
 /// Key events as a USB keypad sends them, through a FIFO standing in for its evdev device.
+/// A keypad as the kernel gives it: evdev key records, written into a FIFO the daemon reads as
+/// its keypad device.
+struct Keypad {
+    dir: std::path::PathBuf,
+    fifo: std::path::PathBuf,
+    writer: Option<std::fs::File>,
+}
+
+impl Keypad {
+    fn new(name: &str) -> Keypad {
+        let dir = std::env::temp_dir().join(format!("chessboardd-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("keypad");
+        let _ = std::fs::remove_file(&fifo);
+        let path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o600) }, 0);
+        Keypad {
+            dir,
+            fifo,
+            writer: None,
+        }
+    }
+
+    fn path(&self) -> &str {
+        self.fifo.to_str().unwrap()
+    }
+
+    /// Presses the key `name` for `hold_ms`.
+    fn key(&mut self, name: &str, hold_ms: u64) {
+        use chessboardd::control::keypad::{encode, EV_KEY};
+        use chessboardd::control::keys::key_code;
+        use std::io::Write;
+        // Opening for writing waits until the daemon has opened the FIFO for reading.
+        let fifo = &self.fifo;
+        let w = self
+            .writer
+            .get_or_insert_with(|| std::fs::OpenOptions::new().write(true).open(fifo).unwrap());
+        let code = key_code(name).unwrap();
+        w.write_all(&encode(EV_KEY, code, 1)).unwrap();
+        w.write_all(&encode(0, 0, 0)).unwrap();
+        w.flush().unwrap();
+        std::thread::sleep(Duration::from_millis(hold_ms));
+        w.write_all(&encode(EV_KEY, code, 0)).unwrap();
+        w.flush().unwrap();
+    }
+}
+
+impl Drop for Keypad {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
 #[test]
 fn the_keypad_gives_every_command_its_key() {
-    use chessboardd::control::keypad::{encode, EV_KEY};
-    use chessboardd::control::keys::key_code;
-    use std::io::Write;
-    let dir = std::env::temp_dir().join(format!("chessboardd-kp-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let fifo = dir.join("keypad");
-    let _ = std::fs::remove_file(&fifo);
-    let path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
-    // SAFETY: a valid NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o600) }, 0);
+    let mut keypad = Keypad::new("kp");
     let d = Daemon::start(
         "keypad",
         THREE_PLIES,
@@ -361,21 +531,11 @@ fn the_keypad_gives_every_command_its_key() {
             "--time-control",
             "600",
             "--keypad",
-            fifo.to_str().unwrap(),
+            keypad.path(),
         ],
     );
     d.wait_for("Nf3", |v| v["type"] == "move" && v["san"] == "Nf3");
-    // Opening for writing waits until the daemon has opened the FIFO for reading.
-    let mut keypad = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
-    let mut key = |name: &str, hold_ms: u64| {
-        let code = key_code(name).unwrap();
-        keypad.write_all(&encode(EV_KEY, code, 1)).unwrap();
-        keypad.write_all(&encode(0, 0, 0)).unwrap();
-        keypad.flush().unwrap();
-        std::thread::sleep(Duration::from_millis(hold_ms));
-        keypad.write_all(&encode(EV_KEY, code, 0)).unwrap();
-        keypad.flush().unwrap();
-    };
+    let mut key = |name: &str, hold_ms: u64| keypad.key(name, hold_ms);
     let short = 60;
     let long = 1300;
     let cases: &[(&str, u64, &str)] = &[
@@ -391,7 +551,7 @@ fn the_keypad_gives_every_command_its_key() {
         ("KPMINUS", short, "Leiser"),
         ("KPASTERISK", short, "Schneller"),
         ("KPSLASH", short, "Langsamer"),
-        ("5", long, "Zum Bestätigen nochmals"),
+        ("5", long, "Zurücknehmen? Zum Bestätigen nochmals"),
         ("KP5", long, "Zurückgenommen: Springer Felix drei"),
     ];
     for (name, hold, text) in cases {
@@ -409,7 +569,44 @@ fn the_keypad_gives_every_command_its_key() {
         help.contains("Tasten: 0 letzter Zug, lang am Zug"),
         "{help}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
+    // The whole position, then silence: Backspace, and a long press of minus.
+    for silence in ["BACKSPACE", "KPMINUS"] {
+        key("KP2", short);
+        d.wait_for("position", |v| {
+            v["type"] == "say" && v["text"].as_str().unwrap().starts_with("Weiß: König")
+        });
+        key(silence, if silence == "KPMINUS" { long } else { short });
+        d.wait_for("silence", |v| v["type"] == "silence");
+    }
+}
+
+/// A blind player's own keypad (his speaker's listener is his colour) acts for him: in the
+/// opponent's turn it refuses his claim and resigns for him, never for the player to move.
+#[test]
+fn a_blind_players_keypad_acts_for_him_in_the_opponents_turn() {
+    let mut keypad = Keypad::new("kp-owner");
+    let config = keypad.dir.join("chessboardd.toml");
+    std::fs::write(&config, "[announce]\nlistener = \"white\"\n").unwrap();
+    let d = Daemon::start(
+        "keypad-owner",
+        THREE_PLIES,
+        1,
+        &[
+            "--config",
+            config.to_str().unwrap(),
+            "--keypad",
+            keypad.path(),
+        ],
+    );
+    // 1. e4 e5 2. Nf3: Black has the move.
+    d.wait_for("Nf3", |v| v["type"] == "move" && v["san"] == "Nf3");
+    keypad.key("KP5", 60);
+    d.said("Weiß ist nicht am Zug");
+    keypad.key("KP4", 1300);
+    d.said("Weiß gibt auf? Zum Bestätigen nochmals");
+    keypad.key("KP4", 1300);
+    let over = d.wait_for("game over", |v| v["type"] == "game_over");
+    assert_eq!(over["result"], "0-1");
 }
 
 const TO_CASTLING: &str =
@@ -493,8 +690,15 @@ fn answers_in_the_words_of_each_language() {
     );
     let (mut sv, t) = engine_after(TO_CASTLING, in_lang(Lang::Sv));
     // Not entitled by the board: the claim is of the next move (9.2a), judged when it is made.
+    assert_eq!(
+        ask(&mut sv, t, "claim"),
+        "Svart reklamerar? Tryck igen för att bekräfta"
+    );
     assert_eq!(ask(&mut sv, t, "claim"), "Krav med nästa drag");
-    assert_eq!(ask(&mut sv, t, "resign"), "Tryck igen för att bekräfta");
+    assert_eq!(
+        ask(&mut sv, t, "resign"),
+        "Svart ger upp? Tryck igen för att bekräfta"
+    );
     assert_eq!(ask(&mut sv, t, "resign"), "Svart ger upp. Vit vinner");
 }
 

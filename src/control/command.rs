@@ -168,6 +168,7 @@ pub const COMMANDS: &[Spec] = &[
     row("hint", Args::None(Command::Hint)),
     row("evaluate", Args::None(Command::Evaluate)),
     row("switch", Args::None(Command::Switch)),
+    row("silence", Args::None(Command::Silence)),
 ];
 
 // One spoken name for each command.
@@ -291,7 +292,7 @@ mod tests {
             "last, moves N, time, turn, position [white|black] [PIECE], rank N, file X, \
              square SQ, promote PIECE, draw, claim, resign, adjust, pause, resume, new-game, \
              takeback, help, clock, start, toggle-pause, rate up|down, volume up|down, hint, \
-             evaluate, switch"
+             evaluate, switch, silence"
         );
     }
 

@@ -54,6 +54,8 @@ pub struct KeypadConfig {
     pub device: String,
     pub map: KeyMap,
     pub long_ms: Millis,
+    /// The player the keypad belongs to (its commands are his); `None`: shared.
+    pub player: Option<shakmaty::Color>,
 }
 
 /// The keyboards the kernel lists by id (`/dev/input/by-id/*-event-kbd`), sorted.

@@ -150,10 +150,12 @@ pub const DEFAULT_KEYS: &[(&str, &str, Option<&str>)] = &[
     ("KPDOT", "adjust", None),
     ("KPENTER", "clock", Some("toggle-pause")),
     ("KPPLUS", "volume up", None),
-    ("KPMINUS", "volume down", None),
+    // (Long: the sentence being said stops; so does the Backspace key.)
+    ("KPMINUS", "volume down", Some("silence")),
     ("KPASTERISK", "rate up", None),
     ("KPSLASH", "rate down", None),
     ("NUMLOCK", "help", None),
+    ("BACKSPACE", "silence", None),
 ];
 
 impl Default for KeyMap {

@@ -14,6 +14,8 @@ pub struct ControlConfig {
     pub socket: Option<PathBuf>,
     /// The keypad's event device, or `auto`; `None`: no keypad.
     pub keypad: Option<String>,
+    /// The player the keypad belongs to; `None`: shared (it acts for the player to move).
+    pub keypad_player: Option<shakmaty::Color>,
     pub keys: KeyMap,
     pub buttons: Vec<ButtonConfig>,
     pub long_press_ms: Millis,
@@ -25,6 +27,7 @@ impl Default for ControlConfig {
         ControlConfig {
             socket: None,
             keypad: None,
+            keypad_player: None,
             keys: KeyMap::default(),
             buttons: Vec::new(),
             long_press_ms: 800,
@@ -54,6 +57,7 @@ impl ControlConfig {
             device: device.clone(),
             map: self.keys.clone(),
             long_ms: self.long_press_ms,
+            player: self.keypad_player,
         })
     }
 }

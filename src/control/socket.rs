@@ -38,8 +38,14 @@ pub const IDLE: Duration = Duration::from_secs(60);
 /// A client that does not take an answer within this time is cut off.
 pub const WRITE_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// A command line, and where its answer goes (keys and buttons want none: it is spoken).
-pub type Request = (String, Option<oneshot::Sender<String>>);
+/// A command line, where its answer goes (keys and buttons want none: it is spoken), and the
+/// player whose control it came from, if it is one player's (a blind player's keypad).
+#[derive(Debug)]
+pub struct Request {
+    pub line: String,
+    pub reply: Option<oneshot::Sender<String>>,
+    pub by: Option<shakmaty::Color>,
+}
 
 /// What a connection's bytes come to.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -251,7 +257,12 @@ async fn session(
                     idle_until = Instant::now() + IDLE;
                     me.gave(true);
                     let (answer_tx, answer_rx) = oneshot::channel();
-                    if tx.send((text, Some(answer_tx))).is_err() {
+                    let request = Request {
+                        line: text,
+                        reply: Some(answer_tx),
+                        by: None,
+                    };
+                    if tx.send(request).is_err() {
                         return;
                     }
                     let Ok(answer) = answer_rx.await else { return };

@@ -28,7 +28,16 @@ pub fn spawn_controls(
     if let Some(kc) = controls.keypad_config() {
         let (tx, stop) = (tx.clone(), stop.clone());
         threads.push(std::thread::spawn(move || {
-            keypad::run(kc, |line| tx.send((line, None)).is_ok(), log, stop)
+            let by = kc.player;
+            let send = |line| {
+                tx.send(ControlRequest {
+                    line,
+                    reply: None,
+                    by,
+                })
+                .is_ok()
+            };
+            keypad::run(kc, send, log, stop)
         }));
     }
     if !controls.buttons.is_empty() {
@@ -58,7 +67,14 @@ pub fn spawn_controls(
                         &buttons,
                         long,
                         debounce,
-                        |line| tx.send((line, None)).is_ok(),
+                        |line| {
+                            let request = ControlRequest {
+                                line,
+                                reply: None,
+                                by: None,
+                            };
+                            tx.send(request).is_ok()
+                        },
                         log,
                         stop,
                     )

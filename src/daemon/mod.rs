@@ -259,10 +259,10 @@ pub async fn run_game(
             _ = async { sleep_until(deadline.unwrap_or_else(Instant::now)).await }, if deadline.is_some() => {
                 engine.advance(shell.clock.now(), out);
             }
-            Some((line, reply)) = ctl_rx.recv() => {
+            Some(ControlRequest { line, reply, by }) = ctl_rx.recv() => {
                 let result = line
                     .parse::<crate::control::Parsed>()
-                    .map(|p| engine.command(shell.clock.now(), p.0, out));
+                    .map(|p| engine.command_by(shell.clock.now(), p.0, by, out));
                 let name = line.split_whitespace().next().unwrap_or("").to_string();
                 if let Some(reply) = reply {
                     let _ = reply.send(crate::control::answer(&name, result));

@@ -42,6 +42,13 @@ impl Engine {
                 return;
             }
             Button::Promote(role) => {
+                // The choice of the player not to move: his next promotion's, ahead.
+                if let Some(a) = self.actor().filter(|&a| !over && a != self.game.pos.turn()) {
+                    self.promo_ahead = Some((a, role));
+                    let text = self.s.phrases.words.piece(role).to_string();
+                    self.say(out, text, Priority::Info);
+                    return;
+                }
                 if !over {
                     if let Phase::Holding(h) = &self.phase {
                         if !matches!(h.held, Held::Promotion(_)) {
@@ -199,9 +206,30 @@ impl Engine {
         self.answer(text, out)
     }
 
+    /// Carries out a command of `by`'s control (a blind player's own keypad): resigning,
+    /// claiming, offering or accepting a draw and choosing a promotion's piece are his, in
+    /// either player's turn; a claim out of his turn is refused with words. `None`: a shared
+    /// control, as [`Engine::command`].
+    pub fn command_by(
+        &mut self,
+        t: Millis,
+        cmd: Command,
+        by: Option<Color>,
+        out: &mut Vec<Event>,
+    ) -> String {
+        self.by = by;
+        let text = self.command(t, cmd, out);
+        self.by = None;
+        text
+    }
+
     /// Carries out a command; a question is answered by [`Engine::ask`]. Returns the text
     /// said, for the control socket's answer.
     pub fn command(&mut self, t: Millis, cmd: Command, out: &mut Vec<Event>) -> String {
+        // A confirmation is the same command next: any other in between drops it.
+        if self.unconfirmed.is_some_and(|(u, _)| u != cmd) {
+            self.unconfirmed = None;
+        }
         if let Command::Ask(q) = cmd {
             return self.ask(t, q, out);
         }
@@ -266,13 +294,21 @@ impl Engine {
                 );
                 text
             }
-            Command::Press(b @ (Button::Resign | Button::NewGame | Button::Takeback)) => {
+            Command::Press(Button::Claim) if self.claim_refused().is_some() => {
+                let text = self.claim_refused().unwrap_or_default();
+                return self.answer(text, out);
+            }
+            Command::Press(b) if self.irrevocable(b) => {
                 if let Some(text) = self.unconfirmed(cmd, out) {
                     return text;
                 }
                 let before = out.len();
                 self.press(self.now, b, out);
                 return said_since(out, before);
+            }
+            Command::Silence => {
+                self.emit(out, EventKind::Silence);
+                return String::new();
             }
             Command::Hint => return self.ask_computer(Asked::Hint, out),
             Command::Evaluate => return self.ask_computer(Asked::Evaluate, out),
@@ -303,8 +339,31 @@ impl Engine {
         self.answer(text, out)
     }
 
+    /// A button whose command cannot be undone, and wants the same command again to confirm:
+    /// resigning, claiming, accepting a draw, a new game, a takeback.
+    fn irrevocable(&self, b: Button) -> bool {
+        let over = self.phase == Phase::Over;
+        match b {
+            Button::Resign | Button::Claim => !over,
+            Button::Draw => !over && self.draw_offer.is_some_and(|o| self.actor() != Some(o)),
+            Button::NewGame | Button::Takeback => true,
+            _ => false,
+        }
+    }
+
+    /// Why the claim button is not the actor's to press now, in words: a claim is the player
+    /// to move's (Art. 9.2, 9.3), or, in blitz, the illegal move's opponent's (Appendix C3).
+    fn claim_refused(&self) -> Option<String> {
+        let by = self.actor()?;
+        let his =
+            self.phase == Phase::Over || by == self.game.pos.turn() || self.win_claim == Some(by);
+        let w = &self.s.phrases.words;
+        (!his).then(|| w.not_to_move.replace("{side}", w.color(by)))
+    }
+
     /// A command that wants the same command again to confirm: `Some(text said)` when this
-    /// is not yet the confirmation (it is asked for), `None` when it is.
+    /// is not yet the confirmation (it is asked for, naming what it confirms), `None` when it
+    /// is.
     fn unconfirmed(&mut self, cmd: Command, out: &mut Vec<Event>) -> Option<String> {
         let confirmed = self
             .unconfirmed
@@ -314,7 +373,27 @@ impl Engine {
             return None;
         }
         self.unconfirmed = Some((cmd, self.now));
-        let text = sentences(&self.s.phrases.words.confirm);
+        let w = &self.s.phrases.words;
+        let side = |c: Color| w.color(c);
+        let turn = self.game.pos.turn();
+        let what = match cmd {
+            Command::Press(Button::Resign) => w
+                .confirm_resign
+                .replace("{side}", side(self.actor().unwrap_or(turn))),
+            Command::Press(Button::Claim) => w.confirm_claim.replace(
+                "{side}",
+                side(self.actor().or(self.win_claim).unwrap_or(turn)),
+            ),
+            Command::Press(Button::Draw) => {
+                let offered = self.draw_offer.unwrap_or(!turn);
+                w.confirm_draw.replace("{side}", side(!offered))
+            }
+            Command::Press(Button::NewGame) => format!("{}?", w.command("new-game")),
+            Command::Press(Button::Takeback) => format!("{}?", w.command("takeback")),
+            Command::Switch => format!("{}?", w.command("switch")),
+            _ => String::new(),
+        };
+        let text = sentences(format!("{what} {}", w.confirm).trim_start());
         self.say(out, text.clone(), Priority::Query);
         Some(text)
     }

@@ -181,10 +181,10 @@ pub struct Engine {
     /// The board's last change: a square, and whether it was a placement.
     pub(super) last_change: Option<(Square, bool)>,
     pub(super) turn: Turn,
-    /// A promotion's piece chosen during the opponent's turn, who could not promote: the
-    /// choice of the player to move now, made ahead (pressed before the opponent's move was
-    /// complete on the board).
-    pub(super) promo_ahead: Option<Role>,
+    /// A promotion's piece chosen ahead, in the opponent's turn, and the player whose it is:
+    /// by his own keypad, or on a shared control while the opponent, who could not promote,
+    /// was still moving. It is his next move's.
+    pub(super) promo_ahead: Option<(Color, Role)>,
     /// A hold whose piece was lifted again: the board may still show it was complete.
     pub(super) alt: Option<Hold>,
     pub(super) mismatch: Mismatch,
@@ -202,6 +202,9 @@ pub struct Engine {
     pub(super) unconfirmed: Option<(Command, Millis)>,
     /// The clock button is being pressed: a move completes now.
     pub(super) pressing: bool,
+    /// Whose command is being carried out, when the control it came from belongs to a player
+    /// (the keypad of a blind player): see [`Engine::command_by`].
+    pub(super) by: Option<Color>,
     pub(super) warnings: Warnings,
     pub(super) voice: VoiceLevel,
     /// Games started so far (a new game, or a game restored): the record's writer follows it.
@@ -283,6 +286,7 @@ impl Engine {
             last_emit: 0,
             unconfirmed: None,
             pressing: false,
+            by: None,
             warnings: Warnings::default(),
             voice: s.voice,
             games_started: 0,
@@ -419,12 +423,23 @@ impl Engine {
     }
 
     /// Starts a new turn: nothing touched, nothing held.
+    /// The player a command or a button acts for, when it is known: the owner of the control it
+    /// came from, or, against the computer, the player. `None`: a shared control, which acts
+    /// for the player to move.
+    pub(super) fn actor(&self) -> Option<Color> {
+        self.by.or_else(|| self.computer.as_ref().map(|(c, _)| !*c))
+    }
+
     /// The piece a promotion takes: as chosen (in this turn, or ahead), else the default.
     pub(super) fn promotion_piece(&self) -> Role {
-        self.turn
-            .promo_choice
-            .or(self.promo_ahead)
-            .unwrap_or(self.s.promotion_default)
+        self.promotion_chosen().unwrap_or(self.s.promotion_default)
+    }
+
+    /// The piece the player to move chose for a promotion, in this turn or ahead.
+    pub(super) fn promotion_chosen(&self) -> Option<Role> {
+        let turn = self.game.pos.turn();
+        let ahead = self.promo_ahead.filter(|(c, _)| *c == turn).map(|(_, r)| r);
+        self.turn.promo_choice.or(ahead)
     }
 
     pub(super) fn new_turn(&mut self) {
@@ -597,10 +612,14 @@ impl Engine {
         let color = self.game.pos.turn();
         let ply = ply_number(&self.game.pos);
         let part_of_castling = self.part_of_castling(m);
-        // A choice pressed in a turn whose player could not promote is the opponent's, ahead.
-        let ahead = self.turn.promo_choice.filter(|_| {
+        // A choice pressed in a turn whose player could not promote is the opponent's, ahead;
+        // one made ahead by the opponent stays his.
+        let pressed = self.turn.promo_choice.filter(|_| {
             !m.is_promotion() && !self.game.pos.legal_moves().iter().any(|l| l.is_promotion())
         });
+        let ahead = pressed
+            .map(|r| (!color, r))
+            .or(self.promo_ahead.filter(|(c, _)| *c == !color));
         // (A move read afterwards is charged to when the board shows it was complete.)
         let t = self.moving_at.unwrap_or(self.now).min(self.now);
         let san = self.game.play(m, t);

@@ -381,6 +381,9 @@ pub enum EventKind {
         rate: u32,
         volume: u32,
     },
+    /// The speech is to stop the sentence being said, and the answers waiting (daemon only:
+    /// the `silence` command).
+    Silence,
     /// Two boards: the opponent's move is executed on this board too (F2.1).
     Replicated {
         uci: String,
@@ -429,6 +432,7 @@ impl EventKind {
             EventKind::Flicker { .. } => "flicker",
             EventKind::TimeWarning { .. } => "time_warning",
             EventKind::Voice { .. } => "voice",
+            EventKind::Silence => "silence",
             EventKind::Resumed { .. } => "resumed",
             EventKind::Replicated { .. } => "replicated",
             EventKind::ComputerAsk { .. } => "computer_ask",
@@ -636,6 +640,7 @@ impl Event {
                 j.num("rate", *rate);
                 j.num("volume", *volume);
             }
+            EventKind::Silence => {}
             EventKind::Replicated { uci } => j.str("uci", uci),
             EventKind::Resumed { fen, plies } => {
                 j.str("fen", fen);
@@ -975,6 +980,7 @@ mod tests {
                 rate: 200,
                 volume: 90,
             },
+            EventKind::Silence,
             EventKind::Replicated { uci: "e1g1".into() },
             EventKind::Resumed {
                 fen: "y".into(),

@@ -180,6 +180,9 @@ pub enum Command {
     /// Against the computer, casual play: a new game, the colours swapped (wants the same
     /// command again to confirm, as a new game does).
     Switch,
+    /// Stops the sentence being said, and the answers to questions waiting to be said (the
+    /// whole position takes half a minute); moves and rulings are still said.
+    Silence,
 }
 
 /// A question about the game. Every question, from a command or a button, is answered by

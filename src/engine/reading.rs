@@ -541,10 +541,7 @@ impl Engine {
             let turn = self.game.pos.turn();
             let shown = code_piece(self.phys.code(m.to()))
                 .filter(|p| p.color == turn && p.role != Role::Pawn);
-            let chosen = shown
-                .map(|p| p.role)
-                .or(self.turn.promo_choice)
-                .or(self.promo_ahead);
+            let chosen = shown.map(|p| p.role).or(self.promotion_chosen());
             if let Some(role) = chosen {
                 if let Some(m) = candidates.iter().find(|c| c.promotion() == Some(role)) {
                     self.complete(*m, false, out);

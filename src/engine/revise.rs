@@ -159,7 +159,7 @@ impl Engine {
             phys: &self.phys,
             last_change: self.last_change,
             settle_ms: self.s.settle_ms,
-            promotion: self.promotion_piece(),
+            promotion: self.story_promotion().unwrap_or(self.s.promotion_default),
             max_plies: (prefix.len() + beyond).min(MOST_PLIES),
             prefix,
             margin: MARGIN,
@@ -443,13 +443,20 @@ impl Engine {
         Revision::Taken
     }
 
+    /// The piece chosen for a promotion of a story's moves: in this turn, or ahead by either
+    /// player (a story's promotion may be the next player's).
+    fn story_promotion(&self) -> Option<Role> {
+        let ahead = self.promo_ahead.map(|(_, r)| r);
+        self.turn.promo_choice.or(ahead)
+    }
+
     /// When a story's last move beyond the first `n` is a promotion whose piece neither a
     /// press nor the board has told yet, and its delay is still running: when the delay ends.
     fn promotion_unchosen(&self, story: &Story, n: usize) -> Option<Millis> {
         let promotes = story.moves.last().is_some_and(|m| m.is_promotion());
         if !promotes
             || story.moves.len() <= n
-            || self.turn.promo_choice.or(self.promo_ahead).is_some()
+            || self.story_promotion().is_some()
             || self.phys.ids()
         {
             return None;

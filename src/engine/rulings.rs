@@ -264,7 +264,13 @@ impl Engine {
 
     pub(super) fn draw_button(&mut self, out: &mut Vec<Event>) {
         let to_move = self.game.pos.turn();
+        let actor = self.actor();
         match self.draw_offer {
+            // (The offer is not the offerer's to accept.)
+            Some(o) if actor == Some(o) => {
+                let text = self.s.phrases.words.draw_offer_stands.clone();
+                self.say(out, text, Priority::Info);
+            }
             Some(_) => self.end_game(
                 Ending {
                     winner: None,
@@ -275,10 +281,10 @@ impl Engine {
             None => {
                 // Art. 9.1a: the offer belongs to the player who has just moved, while the
                 // opponent has not touched a piece; otherwise to the player to move.
-                let by = if self.turn.touches.is_empty() && !self.game.plies.is_empty() {
-                    !to_move
-                } else {
-                    to_move
+                let by = match actor {
+                    Some(a) => a,
+                    None if self.turn.touches.is_empty() && !self.game.plies.is_empty() => !to_move,
+                    None => to_move,
                 };
                 self.draw_offer = Some(by);
                 let w = &self.s.phrases.words;
@@ -401,7 +407,8 @@ impl Engine {
     }
 
     pub(super) fn resign(&mut self, out: &mut Vec<Event>) {
-        let loser = self.game.pos.turn();
+        // (A player may resign in either player's turn.)
+        let loser = self.actor().unwrap_or(self.game.pos.turn());
         self.end_game(
             Ending {
                 winner: Some(!loser),

@@ -149,9 +149,20 @@ impl Table {
 
     /// A command; returns the text said.
     pub fn command(&mut self, t: Millis, c: Command, out: &mut Vec<(usize, Event)>) -> String {
+        self.command_by(t, c, None, out)
+    }
+
+    /// A command of `by`'s own control (see [`Engine::command_by`]); returns the text said.
+    pub fn command_by(
+        &mut self,
+        t: Millis,
+        c: Command,
+        by: Option<Color>,
+        out: &mut Vec<(usize, Event)>,
+    ) -> String {
         let l = self.leader;
         let mut text = String::new();
-        self.on(l, t, out, |e, buf| text = e.command(t, c, buf));
+        self.on(l, t, out, |e, buf| text = e.command_by(t, c, by, buf));
         text
     }
 

@@ -113,6 +113,7 @@ pub struct RawWeb {
 pub struct RawControl {
     pub socket: Option<Spanned<String>>,
     pub keypad: Option<Spanned<String>>,
+    pub keypad_player: Option<Spanned<String>>,
     pub long_press_ms: Option<Spanned<i64>>,
     pub debounce_ms: Option<Spanned<i64>>,
     /// Key name to a command, or to `{ short = "...", long = "..." }`.
@@ -417,7 +418,7 @@ pub(super) fn parse(
     let words = speech_words(&cx, &raw.speech, (lang, style, files))?;
     let speech = speech_config(&cx, &raw, lang)?;
     let gpio = gpio_config(&cx, &raw.gpio)?;
-    let control = control_config(&cx, &raw.control)?;
+    let control = control_config(&cx, &raw.control, speech.announce.listener)?;
     let web = web_listen(&cx, &raw.web)?;
     let (mqtt, has_url) = mqtt_config(&cx, &raw.mqtt)?;
     if let (Some(m), Some(u)) = (&mqtt, &raw.mqtt.url) {
@@ -1342,8 +1343,29 @@ fn command_line(cx: &Ctx, v: &Spanned<String>, key: &str) -> Result<String, Conf
     }
 }
 
-fn control_config(cx: &Ctx, c: &RawControl) -> Result<ControlConfig, ConfigError> {
+fn control_config(
+    cx: &Ctx,
+    c: &RawControl,
+    listener: Option<Color>,
+) -> Result<ControlConfig, ConfigError> {
     let d = ControlConfig::default();
+    // Whose the keypad is: the listener's (a blind player's own speaker and keypad), by
+    // default; shared (`both`: it acts for the player to move); or a player's.
+    let keypad_player = match &c.keypad_player {
+        None => listener,
+        Some(s) => match s.get_ref().as_str() {
+            "listener" => listener,
+            "both" => None,
+            side if side.parse::<Color>().is_ok() => side.parse().ok(),
+            other => {
+                return cx.err(
+                    s.span(),
+                    "control.keypad_player",
+                    format!("'{other}' is not a player (accepted: listener, both, white, black)"),
+                )
+            }
+        },
+    };
     let mut keys = d.keys.clone();
     for (name, value) in c.keys.iter().flatten() {
         let key = format!("control.keys.{name}");
@@ -1435,6 +1457,7 @@ fn control_config(cx: &Ctx, c: &RawControl) -> Result<ControlConfig, ConfigError
     Ok(ControlConfig {
         socket: text(&c.socket).map(PathBuf::from),
         keypad: text(&c.keypad),
+        keypad_player,
         keys,
         buttons,
         long_press_ms: cx.millis(&c.long_press_ms, "control.long_press_ms", 200..=5000, 800)?,

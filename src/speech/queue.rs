@@ -10,6 +10,8 @@
 //!   made at its ply (the correction withdrew moves and put none in their place) leaves it.
 //! - Errors and move announcements interrupt query answers; queries never interrupt anything
 //!   and wait behind everything else.
+//! - Silenced (the `silence` command), the answers and information waiting are dropped, and
+//!   what is being said stops, whatever it is.
 //! - At most [`MAX_QUERIES`] query answers wait: one more is dropped (a flood of questions on
 //!   the control socket must not pile up hours of speech). Nothing else is ever dropped.
 
@@ -102,6 +104,13 @@ impl Queue {
     /// later plies (a correction of them too), are not to be said.
     pub fn retract_from(&mut self, ply: u32) {
         self.items.retain(|i| i.ply.is_none_or(|p| p < ply));
+    }
+
+    /// The listener silenced the speech: the answers and information waiting are not said
+    /// (moves, rulings and results still are: they are the game).
+    pub fn silence(&mut self) {
+        self.items
+            .retain(|i| !matches!(i.class, Class::Query | Class::Info));
     }
 
     pub fn pop(&mut self) -> Option<Item> {

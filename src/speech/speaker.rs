@@ -87,6 +87,8 @@ pub struct Spoken {
     pub retract: Option<u32>,
     /// The voice was changed: rate (words a minute) and volume (percent).
     pub voice: Option<(u32, u32)>,
+    /// The listener silenced the speech (see [`Queue::silence`](super::queue::Queue::silence)).
+    pub silence: bool,
 }
 
 /// Maps a game event to speech, by the announce settings. Pure.
@@ -97,6 +99,7 @@ pub fn spoken(kind: &EventKind, a: &Announce, phrases: &crate::words::Phrases) -
         earcon: None,
         retract: None,
         voice: None,
+        silence: false,
     };
     match kind {
         // A move of a correction was said in the correction's sentence.
@@ -175,6 +178,10 @@ pub fn spoken(kind: &EventKind, a: &Announce, phrases: &crate::words::Phrases) -
             voice: Some((*rate, *volume)),
             ..nothing
         },
+        EventKind::Silence => Spoken {
+            silence: true,
+            ..nothing
+        },
         _ => nothing,
     }
 }
@@ -182,6 +189,8 @@ pub fn spoken(kind: &EventKind, a: &Announce, phrases: &crate::words::Phrases) -
 enum Cmd {
     Say(Item, Instant),
     Retract(u32),
+    /// Stop what is being said, and drop the answers waiting.
+    Silence,
     Earcon(Earcon),
     /// Rate (words a minute) and volume (percent) from the next phrase on.
     Voice(u32, u32),
@@ -197,6 +206,9 @@ fn commands(s: &Spoken, next_id: &mut u64) -> Vec<Cmd> {
     let mut out = Vec::new();
     if let Some(ply) = s.retract {
         out.push(Cmd::Retract(ply));
+    }
+    if s.silence {
+        out.push(Cmd::Silence);
     }
     if let Some((rate, volume)) = s.voice {
         out.push(Cmd::Voice(rate, volume));
@@ -387,6 +399,10 @@ impl State {
                 self.queue.retract_from(ply);
                 // A move taken back while it is being said is not said to the end.
                 speaking.is_some_and(|(_, p)| p.is_some_and(|p| p >= ply))
+            }
+            Cmd::Silence => {
+                self.queue.silence();
+                speaking.is_some()
             }
             Cmd::Earcon(e) => {
                 player.write(&earcon(e));
@@ -667,8 +683,47 @@ mod tests {
                 earcon: None,
                 retract: Some(3),
                 voice: None,
+                silence: false,
             }
         );
+    }
+
+    #[test]
+    fn silence_stops_what_is_said_and_drops_the_answers_waiting_not_the_moves() {
+        let de = Phrases::new(Lang::AppendixF, Style::Short, FileWords::Phonetic);
+        let mut player = Player::silent();
+        let mut st = State::new(None);
+        let mut id = 0;
+        let mut take = |st: &mut State, kind: &EventKind, speaking| {
+            let mut interrupted = false;
+            for c in commands(&spoken(kind, &Announce::default(), &de), &mut id) {
+                interrupted |= st.take(c, speaking, &mut player);
+            }
+            interrupted
+        };
+        let say = |text: &str, priority| EventKind::Say {
+            text: text.into(),
+            priority,
+        };
+        // The whole position is being said; another answer, a piece's name, a move and a
+        // ruling wait.
+        let position = Some((Class::Query, None));
+        take(&mut st, &say("Weiß am Zug", Priority::Query), position);
+        take(&mut st, &say("Läufer", Priority::Info), position);
+        take(&mut st, &mv(3, Color::White), position);
+        take(&mut st, &say("Unzulässiger Zug", Priority::Error), position);
+        assert!(take(&mut st, &EventKind::Silence, position));
+        let left: Vec<String> = std::iter::from_fn(|| st.queue.pop())
+            .map(|i| i.text)
+            .collect();
+        assert_eq!(left, ["Eva vier", "Unzulässiger Zug"]);
+        // A move being said stops too (it can be asked again); nothing said, nothing stops.
+        assert!(take(
+            &mut st,
+            &EventKind::Silence,
+            Some((Class::Move, Some(3)))
+        ));
+        assert!(!take(&mut st, &EventKind::Silence, None));
     }
 
     #[test]

@@ -197,6 +197,15 @@ pub struct Words {
     /// The board's port cannot be opened for another reason (the log says which).
     pub board_port_error: String,
     pub confirm: String,
+    /// What a confirmation is asked for, before `confirm`: "{side}" resigns, claims (a draw,
+    /// or the win of Appendix C3), accepts the draw offered.
+    pub confirm_resign: String,
+    pub confirm_claim: String,
+    pub confirm_draw: String,
+    /// A command of the keypad's owner that only the player to move may give (a claim).
+    pub not_to_move: String,
+    /// The draw button pressed again by the player whose offer is pending.
+    pub draw_offer_stands: String,
     pub paused: String,
     pub resumed: String,
     pub empty: String,
@@ -271,7 +280,7 @@ pub struct Words {
 }
 
 /// How many commands there are.
-pub const COMMAND_COUNT: usize = 28;
+pub const COMMAND_COUNT: usize = 29;
 
 /// The commands' names, as the `[commands]` table of a language's data file has them, in the
 /// order a list of them is given in the config (`[speech.words] commands = [...]`).
@@ -304,6 +313,7 @@ pub const COMMAND_KEYS: [&str; COMMAND_COUNT] = [
     "hint",
     "evaluate",
     "switch",
+    "silence",
 ];
 
 /// The words that are patterns, with the placeholders each must hold.
@@ -316,6 +326,10 @@ pub const PATTERNS: &[(&str, &[&str])] = &[
     ("eval_clearly", &["{side}"]),
     ("mate_in", &["{side}", "{moves}"]),
     ("you_play", &["{side}"]),
+    ("confirm_resign", &["{side}"]),
+    ("confirm_claim", &["{side}"]),
+    ("confirm_draw", &["{side}"]),
+    ("not_to_move", &["{side}"]),
 ];
 
 /// A pattern word (`low_time = "{side} noch {time}"`) holds each of its placeholders, and no
@@ -443,6 +457,11 @@ word_fields!(
     board_not_a_tty,
     board_port_error,
     confirm,
+    confirm_resign,
+    confirm_claim,
+    confirm_draw,
+    not_to_move,
+    draw_offer_stands,
     paused,
     resumed,
     empty,
