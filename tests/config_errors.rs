@@ -278,3 +278,17 @@ fn a_keypad_player_who_is_no_player_is_refused() {
         ],
     );
 }
+
+#[test]
+fn an_unknown_way_of_reading_opponent_lifts_is_refused() {
+    refused(
+        "opponent_lifts",
+        "[rules]\nopponent_lifts = \"ignore\"\n",
+        2,
+        &[
+            "rules.opponent_lifts",
+            "'ignore'",
+            "auto, touch, adjustment",
+        ],
+    );
+}

@@ -11,7 +11,7 @@ use super::decoder::recognise::{footprint, king_to};
 use super::event::{EndReason, Event, EventKind, IllegalReason, Penalty, Priority, TouchRule};
 use super::game::Ending;
 use super::touch::obligation;
-use super::turn::Commit;
+use super::turn::{Commit, Touch};
 
 /// Why moving the piece on `from` to `to` is not legal.
 pub fn illegal_reason(pos: &Chess, from: Square, to: Square) -> IllegalReason {
@@ -90,7 +90,20 @@ impl Engine {
         // touched, then the rook, must castle even if the king moves).
         let (emptied, _, victim) = footprint(pos.turn(), &m);
         let involved = emptied | victim.map_or(Bitboard::EMPTY, Bitboard::from_square);
-        let touches = &self.turn.touches;
+        // (The opponent's pieces lifted and not taken were his adjustments, if so set.)
+        let kept: Vec<Touch>;
+        let touches = if self.s.owner_adjusts {
+            kept = self
+                .turn
+                .touches
+                .iter()
+                .filter(|t| t.piece.color == pos.turn() || involved.contains(t.square))
+                .copied()
+                .collect();
+            &kept[..]
+        } else {
+            &self.turn.touches[..]
+        };
         // Only the pieces this move uses were touched (the piece moved, the piece captured):
         // it fulfils whatever they oblige. Not so for castling (4.4b: rook first, no castling).
         if !m.is_castle() && touches.iter().all(|t| involved.contains(t.square)) {

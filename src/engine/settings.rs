@@ -13,6 +13,11 @@ use crate::words::{Names, Phrases};
 pub struct Settings {
     pub rules: RuleProfile,
     pub mode: Mode,
+    /// A lift of a piece of the player not to move, put back, is its owner's adjustment, never
+    /// a touch that binds the player to move to capture it (Art. 4.3b): on a shared board with a
+    /// blind player, whose opponent straightens his own pieces. Off: every lift is the player to
+    /// move's (the replay contract, docs/replay.md "Who acts").
+    pub owner_adjusts: bool,
     pub debounce_ms: Millis,
     /// How long a sliding piece may rest on a square it could still be passing, and how long
     /// an illegally placed piece stands before the illegal move counts.
@@ -76,6 +81,7 @@ impl Default for Settings {
         Settings {
             rules: RuleProfile::default(),
             mode: Mode::Tournament,
+            owner_adjusts: false,
             debounce_ms: 30,
             settle_ms: 300,
             mismatch_ms: 3000,

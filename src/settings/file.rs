@@ -161,6 +161,7 @@ pub struct RawRules {
     pub mode: Option<Spanned<String>>,
     pub promotion_timeout_ms: Option<Spanned<i64>>,
     pub promotion_default: Option<Spanned<String>>,
+    pub opponent_lifts: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -417,6 +418,7 @@ pub(super) fn parse(
     let (mut settings, lang, style, files) = engine_settings(&cx, &raw)?;
     let words = speech_words(&cx, &raw.speech, (lang, style, files))?;
     let speech = speech_config(&cx, &raw, lang)?;
+    settings.owner_adjusts = owner_adjusts(&cx, &raw.rules, speech.announce.listener)?;
     let gpio = gpio_config(&cx, &raw.gpio)?;
     let control = control_config(&cx, &raw.control, speech.announce.listener)?;
     let web = web_listen(&cx, &raw.web)?;
@@ -554,6 +556,8 @@ fn engine_settings(
     let settings = crate::engine::Settings {
         rules: cx.parse(&raw.rules.profile, "rules.profile", RuleProfile::default())?,
         mode: cx.parse(&raw.rules.mode, "rules.mode", Mode::default())?,
+        // (By the listener, once the speech settings are read: see `owner_adjusts`.)
+        owner_adjusts: false,
         debounce_ms: cx.millis(
             &first.debounce_ms,
             "board.debounce_ms",
@@ -1340,6 +1344,25 @@ fn command_line(cx: &Ctx, v: &Spanned<String>, key: &str) -> Result<String, Conf
             };
             cx.err(v.span(), key, e)
         }
+    }
+}
+
+/// `rules.opponent_lifts`: whether a lift of the opponent's piece, put back, is its owner's
+/// adjustment (true) or the player to move's touch; `auto`: an adjustment where a blind player
+/// listens to his own speaker (a colour in `announce.listener`).
+fn owner_adjusts(cx: &Ctx, r: &RawRules, listener: Option<Color>) -> Result<bool, ConfigError> {
+    let Some(s) = &r.opponent_lifts else {
+        return Ok(listener.is_some());
+    };
+    match s.get_ref().as_str() {
+        "auto" => Ok(listener.is_some()),
+        "touch" => Ok(false),
+        "adjustment" => Ok(true),
+        other => cx.err(
+            s.span(),
+            "rules.opponent_lifts",
+            format!("'{other}' is not a way to read them (accepted: auto, touch, adjustment)"),
+        ),
     }
 }
 
