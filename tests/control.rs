@@ -262,7 +262,7 @@ fn the_control_socket_answers_ctl() {
         out.contains("5. Gustav drei, 5... Springer David drei Schachmatt"),
         "{out}"
     );
-    let (code, out) = ctl(&["jump"]);
+    let (code, out) = ctl(&["fly"]);
     assert_eq!(code, Some(1));
     assert!(out.contains("\"ok\":false"), "{out}");
     let _ = Proc::new("kill")
@@ -577,6 +577,22 @@ fn the_keypad_gives_every_command_its_key() {
         });
         key(silence, if silence == "KPMINUS" { long } else { short });
         d.wait_for("silence", |v| v["type"] == "silence");
+    }
+    // Exploring (a long press of the dot): from the last move's square (Nf3 was taken back),
+    // up one square, then 0 4 1 to d1; Enter leaves, and is no clock press.
+    let explore: &[(&str, u64, &str)] = &[
+        ("KPDOT", long, "Erkunden. Schwarz Bauer auf Eva fünf"),
+        ("KP8", short, "Eva sechs leer"),
+        ("KP0", short, ""),
+        ("KP4", short, ""),
+        ("KP1", short, "Weiß Dame auf David eins"),
+        ("KPENTER", short, "Erkunden beendet"),
+    ];
+    for (name, hold, text) in explore {
+        key(name, *hold);
+        if !text.is_empty() {
+            d.said(text);
+        }
     }
 }
 
@@ -973,5 +989,50 @@ fn a_flood_on_the_socket_neither_bloats_nor_stalls_the_daemon() {
     assert!(
         latest < Duration::from_millis(500),
         "a move {latest:?} late"
+    );
+}
+
+/// Exploring the board (issue 26): the cursor starts on the last move's square, steps and
+/// jumps, says who defends and attacks a square, and never touches the game.
+#[test]
+fn the_board_is_explored_square_by_square() {
+    let (mut e, t) = engine_after(FOOLS_MATE_MINUS_ONE, Settings::default());
+    let plies = e.game().plies.len();
+    assert_eq!(
+        ask(&mut e, t, "explore"),
+        "Erkunden. Weiß Bauer auf Gustav vier"
+    );
+    assert_eq!(ask(&mut e, t, "step up"), "Gustav fünf leer");
+    assert_eq!(ask(&mut e, t, "step down-right"), "Hector vier leer");
+    assert_eq!(ask(&mut e, t, "jump up"), "Schwarz Bauer auf Hector sieben");
+    assert_eq!(
+        ask(&mut e, t, "step right"),
+        "Rand. Schwarz Bauer auf Hector sieben"
+    );
+    assert_eq!(
+        ask(&mut e, t, "jump left"),
+        "Schwarz Bauer auf Gustav sieben"
+    );
+    // Black's queen on d8 mates on h4: who guards h4.
+    assert_eq!(ask(&mut e, t, "go h4"), "Hector vier leer");
+    assert_eq!(
+        ask(&mut e, t, "guard"),
+        "Hector vier leer. Angegriffen von Weiß: niemandem; Schwarz: Dame David acht"
+    );
+    assert_eq!(ask(&mut e, t, "go e5"), "Schwarz Bauer auf Eva fünf");
+    assert_eq!(
+        ask(&mut e, t, "guard"),
+        "Schwarz Bauer auf Eva fünf. Gedeckt von niemandem. Angegriffen von niemandem"
+    );
+    assert_eq!(ask(&mut e, t, "explore"), "Erkunden beendet");
+    assert_eq!(e.game().plies.len(), plies);
+    assert!(!e.is_over());
+    let err = "step sideways".parse::<Parsed>().unwrap_err();
+    assert!(
+        err.starts_with(
+            "step: the direction is up, down, left, right, up-left, up-right, down-left or \
+             down-right"
+        ),
+        "{err}"
     );
 }

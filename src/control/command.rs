@@ -7,7 +7,7 @@
 
 use shakmaty::{Color, File, Rank, Role, Square};
 
-use crate::engine::{Button, Command, Query, VoiceChange};
+use crate::engine::{Button, Command, Dir, Look, Query, VoiceChange};
 
 /// One command: how it is written, what follows its name, how it is spoken, what it does.
 #[derive(Copy, Clone, Debug)]
@@ -38,6 +38,8 @@ pub enum Args {
     Square(fn(Square) -> Command),
     /// `PIECE`, a piece a pawn may become.
     Promotion(fn(Role) -> Command),
+    /// `DIR`, a direction: up, down, left, right, up-left, up-right, down-left, down-right.
+    Direction(fn(Dir) -> Command),
 }
 
 impl Args {
@@ -50,6 +52,7 @@ impl Args {
             Args::File(_) => " X",
             Args::Square(_) => " SQ",
             Args::Promotion(_) => " PIECE",
+            Args::Direction(_) => " DIR",
         }
     }
 
@@ -59,7 +62,11 @@ impl Args {
             Args::None(_) => (0, 0),
             Args::Count(_) => (0, 1),
             Args::Side(_) => (0, 2),
-            Args::Rank(_) | Args::File(_) | Args::Square(_) | Args::Promotion(_) => (1, 1),
+            Args::Rank(_)
+            | Args::File(_)
+            | Args::Square(_)
+            | Args::Promotion(_)
+            | Args::Direction(_) => (1, 1),
         }
     }
 
@@ -106,6 +113,14 @@ impl Args {
                 Some(r @ (Role::Queen | Role::Rook | Role::Bishop | Role::Knight)) => Ok(make(r)),
                 _ => Err("the piece is queen, rook, bishop or knight"),
             },
+            Args::Direction(make) => Dir::NAMES
+                .iter()
+                .find(|(n, _)| arg.is_some_and(|a| a.eq_ignore_ascii_case(n)))
+                .map(|&(_, d)| make(d))
+                .ok_or(
+                    "the direction is up, down, left, right, up-left, up-right, down-left or \
+                     down-right",
+                ),
         }
     }
 }
@@ -169,6 +184,20 @@ pub const COMMANDS: &[Spec] = &[
     row("evaluate", Args::None(Command::Evaluate)),
     row("switch", Args::None(Command::Switch)),
     row("silence", Args::None(Command::Silence)),
+    ask("explore", Query::Look(Look::Toggle)),
+    row(
+        "step",
+        Args::Direction(|d| Command::Ask(Query::Look(Look::Step(d)))),
+    ),
+    row(
+        "jump",
+        Args::Direction(|d| Command::Ask(Query::Look(Look::Jump(d)))),
+    ),
+    ask("guard", Query::Look(Look::Guard)),
+    row(
+        "go",
+        Args::Square(|s| Command::Ask(Query::Look(Look::Go(s)))),
+    ),
 ];
 
 // One spoken name for each command.
@@ -292,7 +321,7 @@ mod tests {
             "last, moves N, time, turn, position [white|black] [PIECE], rank N, file X, \
              square SQ, promote PIECE, draw, claim, resign, adjust, pause, resume, new-game, \
              takeback, help, clock, start, toggle-pause, rate up|down, volume up|down, hint, \
-             evaluate, switch, silence"
+             evaluate, switch, silence, explore, step DIR, jump DIR, guard, go SQ"
         );
     }
 

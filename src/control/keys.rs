@@ -147,7 +147,8 @@ pub const DEFAULT_KEYS: &[(&str, &str, Option<&str>)] = &[
     ("KP7", "promote queen", Some("hint")),
     ("KP8", "promote rook", Some("evaluate")),
     ("KP9", "promote bishop", Some("switch")),
-    ("KPDOT", "adjust", None),
+    // (Long: explore the board, the digits a compass, until . or Enter.)
+    ("KPDOT", "adjust", Some("explore")),
     ("KPENTER", "clock", Some("toggle-pause")),
     ("KPPLUS", "volume up", None),
     // (Long: the sentence being said stops; so does the Backspace key.)
@@ -265,6 +266,60 @@ pub enum KeyEvent {
     Up(u16),
 }
 
+/// Exploring the board from the keypad: the digits are a compass over the board instead of
+/// their commands (8 up, 2 down, 4 left, 6 right, 7 9 1 3 the diagonals; held: along the line
+/// to the next piece), 5 says who guards the square, 0 then two digits goes to a square (file
+/// 1-8 for a-h, then rank); `.` or Enter leaves. The other keys keep their commands.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Explore {
+    Off,
+    Compass,
+    /// 0 was pressed: the file's digit comes next, then the rank's.
+    File,
+    Rank(char),
+}
+
+/// The compass: a digit's direction.
+const COMPASS: [(u8, &str); 8] = [
+    (8, "up"),
+    (2, "down"),
+    (4, "left"),
+    (6, "right"),
+    (7, "up-left"),
+    (9, "up-right"),
+    (1, "down-left"),
+    (3, "down-right"),
+];
+
+/// The digit of a digit key, of the keypad or the digit row.
+fn digit(code: u16) -> Option<u8> {
+    let name = key_name(code)?;
+    let d = name.strip_prefix("KP").unwrap_or(name);
+    (d.len() == 1)
+        .then(|| d.as_bytes()[0].checked_sub(b'0'))
+        .flatten()
+        .filter(|d| *d <= 9)
+}
+
+/// What a key does while the board is explored, if it does something else then.
+fn explore_binding(code: u16) -> Option<Binding> {
+    let b = |short: &str, long: Option<String>| Binding {
+        short: Some(short.to_string()),
+        long,
+    };
+    if let Some(d) = digit(code) {
+        return Some(match COMPASS.iter().find(|(k, _)| *k == d) {
+            Some((_, dir)) => b(&format!("step {dir}"), Some(format!("jump {dir}"))),
+            None if d == 5 => b("guard", None),
+            None => b(SQUARE_ENTRY, None),
+        });
+    }
+    matches!(key_name(code)?, "KPDOT" | "KPENTER" | "ENTER").then(|| b("explore", None))
+}
+
+/// The keypad's own line for 0 in the compass: a square is entered next (never sent).
+const SQUARE_ENTRY: &str = "#square";
+
 /// Turns key downs and ups into commands, short and long presses told apart by time. Pure: the
 /// caller gives the time of each event and calls [`Presses::advance`] at [`Presses::due`].
 #[derive(Clone, Debug)]
@@ -273,6 +328,7 @@ pub struct Presses {
     long_ms: Millis,
     /// Keys held: since when, and whether the long press has fired.
     held: BTreeMap<u16, (Millis, bool)>,
+    explore: Explore,
 }
 
 impl Presses {
@@ -281,7 +337,49 @@ impl Presses {
             map,
             long_ms,
             held: BTreeMap::new(),
+            explore: Explore::Off,
         }
+    }
+
+    /// What `code` does now.
+    fn binding(&self, code: u16) -> Option<Binding> {
+        if self.explore != Explore::Off {
+            if let Some(b) = explore_binding(code) {
+                return Some(b);
+            }
+        }
+        self.map.0.get(&code).cloned()
+    }
+
+    /// A command the keys give: the exploration's own lines are taken here.
+    fn give(&mut self, line: String, out: &mut Vec<String>) {
+        match line.as_str() {
+            SQUARE_ENTRY => self.explore = Explore::File,
+            "explore" => {
+                self.explore = match self.explore {
+                    Explore::Off => Explore::Compass,
+                    _ => Explore::Off,
+                };
+                out.push(line);
+            }
+            _ => out.push(line),
+        }
+    }
+
+    /// A digit of a square being entered (`None`: the key is no such digit).
+    fn square_digit(&mut self, code: u16, out: &mut Vec<String>) -> Option<()> {
+        let d = digit(code)?;
+        let step = (1..=8).contains(&d).then_some(d);
+        self.explore = match (self.explore, step) {
+            (Explore::File, Some(f)) => Explore::Rank(char::from(b'a' + f - 1)),
+            (Explore::Rank(file), Some(r)) => {
+                out.push(format!("go {file}{r}"));
+                Explore::Compass
+            }
+            // 0 or 9: no square; the compass again.
+            _ => Explore::Compass,
+        };
+        Some(())
     }
 
     /// The commands a key event gives at `t`.
@@ -289,7 +387,12 @@ impl Presses {
         let mut out = self.advance(t);
         match e {
             KeyEvent::Down(code) => {
-                let Some(b) = self.map.0.get(&code) else {
+                if matches!(self.explore, Explore::File | Explore::Rank(_))
+                    && self.square_digit(code, &mut out).is_some()
+                {
+                    return out;
+                }
+                let Some(b) = self.binding(code) else {
                     return out;
                 };
                 if self.held.contains_key(&code) {
@@ -299,13 +402,17 @@ impl Presses {
                     self.held.insert(code, (t, false));
                 } else {
                     self.held.insert(code, (t, true));
-                    out.extend(b.short.clone());
+                    if let Some(line) = b.short {
+                        self.give(line, &mut out);
+                    }
                 }
             }
             KeyEvent::Up(code) => {
                 if let Some((_, fired)) = self.held.remove(&code) {
                     if !fired {
-                        out.extend(self.map.0.get(&code).and_then(|b| b.short.clone()));
+                        if let Some(line) = self.binding(code).and_then(|b| b.short) {
+                            self.give(line, &mut out);
+                        }
                     }
                 }
             }
@@ -329,11 +436,17 @@ impl Presses {
 
     /// The long presses that are due by `t`.
     pub fn advance(&mut self, t: Millis) -> Vec<String> {
-        let mut out = Vec::new();
+        let mut due = Vec::new();
         for (code, (since, fired)) in self.held.iter_mut() {
             if !*fired && since.saturating_add(self.long_ms) <= t {
                 *fired = true;
-                out.extend(self.map.0.get(code).and_then(|b| b.long.clone()));
+                due.push(*code);
+            }
+        }
+        let mut out = Vec::new();
+        for code in due {
+            if let Some(line) = self.binding(code).and_then(|b| b.long) {
+                self.give(line, &mut out);
             }
         }
         out
@@ -405,6 +518,39 @@ mod tests {
             p.event(8000, KeyEvent::Down(kp("KPPLUS"))),
             ["takeback", "volume up"]
         );
+    }
+
+    #[test]
+    fn exploring_makes_the_digits_a_compass_until_dot_or_enter() {
+        let mut p = Presses::new(KeyMap::default(), 800);
+        let tap = |p: &mut Presses, t: Millis, key: &str| {
+            let mut out = p.event(t, KeyEvent::Down(kp(key)));
+            out.extend(p.event(t + 50, KeyEvent::Up(kp(key))));
+            out
+        };
+        // 8 is a promotion's rook until the exploration begins (a long press of the dot).
+        assert_eq!(tap(&mut p, 0, "KP8"), ["promote rook"]);
+        assert!(p.event(100, KeyEvent::Down(kp("KPDOT"))).is_empty());
+        assert_eq!(p.advance(900), ["explore"]);
+        assert!(p.event(1000, KeyEvent::Up(kp("KPDOT"))).is_empty());
+        assert_eq!(tap(&mut p, 1100, "KP8"), ["step up"]);
+        assert_eq!(tap(&mut p, 1200, "1"), ["step down-left"]);
+        assert_eq!(tap(&mut p, 1300, "KP5"), ["guard"]);
+        // Held: along the line.
+        assert!(p.event(1400, KeyEvent::Down(kp("KP6"))).is_empty());
+        assert_eq!(p.advance(2200), ["jump right"]);
+        assert!(p.event(2300, KeyEvent::Up(kp("KP6"))).is_empty());
+        // 0, then file 5 (e), then rank 4: e4. 0 again and 9 cancel an entry.
+        assert!(tap(&mut p, 2400, "KP0").is_empty());
+        assert!(tap(&mut p, 2500, "KP5").is_empty());
+        assert_eq!(tap(&mut p, 2600, "KP4"), ["go e4"]);
+        assert!(tap(&mut p, 2700, "KP0").is_empty());
+        assert!(tap(&mut p, 2800, "KP9").is_empty());
+        assert_eq!(tap(&mut p, 2900, "KP2"), ["step down"]);
+        // The voice keys keep their commands; the clock key leaves, and is no clock.
+        assert_eq!(tap(&mut p, 3000, "KPPLUS"), ["volume up"]);
+        assert_eq!(tap(&mut p, 3100, "KPENTER"), ["explore"]);
+        assert_eq!(tap(&mut p, 3200, "KP8"), ["promote rook"]);
     }
 
     #[test]

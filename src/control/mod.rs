@@ -99,13 +99,16 @@ mod tests {
                 "file" => "file a",
                 "square" => "square e4",
                 "promote" => "promote queen",
+                "step" => "step up",
+                "jump" => "jump down-left",
+                "go" => "go e4",
                 n => n,
             };
             assert!(p(line).is_ok(), "{line}");
         }
         for bad in [
             "",
-            "jump",
+            "fly",
             "moves x",
             "moves 0",
             "rank 9",

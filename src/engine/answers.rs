@@ -193,14 +193,8 @@ impl Engine {
                 let text = self.pieces_text(None, None, Bitboard::from_file(f));
                 format!("{} {}: {text}", w.file_word, w.file(f))
             }
-            Query::Square(sq) => match self.game.pos.board().piece_at(sq) {
-                Some(pc) => format!("{} {} {}", w.color(pc.color), w.piece(pc.role), {
-                    let mut s = w.on.clone();
-                    p.push_square(&mut s, sq);
-                    s
-                }),
-                None => format!("{} {}", p.square(sq), w.empty),
-            },
+            Query::Square(sq) => self.square_text(sq),
+            Query::Look(l) => self.look(l),
             Query::Help => self.s.help.clone().unwrap_or_else(|| w.help.clone()),
         };
         self.answer(text, out)

@@ -205,6 +205,8 @@ pub struct Engine {
     /// Whose command is being carried out, when the control it came from belongs to a player
     /// (the keypad of a blind player): see [`Engine::command_by`].
     pub(super) by: Option<Color>,
+    /// The square the player explores the board from (see `explore`), while he does.
+    pub(super) cursor: Option<Square>,
     pub(super) warnings: Warnings,
     pub(super) voice: VoiceLevel,
     /// Games started so far (a new game, or a game restored): the record's writer follows it.
@@ -287,6 +289,7 @@ impl Engine {
             unconfirmed: None,
             pressing: false,
             by: None,
+            cursor: None,
             warnings: Warnings::default(),
             voice: s.voice,
             games_started: 0,

@@ -206,6 +206,82 @@ pub enum Query {
     File(File),
     Square(Square),
     Help,
+    /// Exploring the board square by square (the keypad's compass); never touches the game.
+    Look(Look),
+}
+
+/// A step of the board's exploration: a cursor that starts on the last move's square.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Look {
+    /// Begins exploring, or ends it.
+    Toggle,
+    /// One square in a direction.
+    Step(Dir),
+    /// Along a direction to the next piece.
+    Jump(Dir),
+    /// Who defends and who attacks the square.
+    Guard,
+    /// Straight to a square.
+    Go(Square),
+}
+
+/// One of the eight directions of the board, as White sees it: files right, ranks up.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Dir {
+    pub files: i8,
+    pub ranks: i8,
+}
+
+impl Dir {
+    /// The directions by name (`up` is towards rank 8, `right` towards the h-file).
+    pub const NAMES: [(&'static str, Dir); 8] = [
+        ("up", Dir { files: 0, ranks: 1 }),
+        (
+            "down",
+            Dir {
+                files: 0,
+                ranks: -1,
+            },
+        ),
+        (
+            "left",
+            Dir {
+                files: -1,
+                ranks: 0,
+            },
+        ),
+        ("right", Dir { files: 1, ranks: 0 }),
+        (
+            "up-left",
+            Dir {
+                files: -1,
+                ranks: 1,
+            },
+        ),
+        ("up-right", Dir { files: 1, ranks: 1 }),
+        (
+            "down-left",
+            Dir {
+                files: -1,
+                ranks: -1,
+            },
+        ),
+        (
+            "down-right",
+            Dir {
+                files: 1,
+                ranks: -1,
+            },
+        ),
+    ];
+
+    /// The square one step from `sq` this way, if it is on the board.
+    pub fn from(self, sq: Square) -> Option<Square> {
+        let f = i32::from(u8::from(sq.file())) + i32::from(self.files);
+        let r = i32::from(u8::from(sq.rank())) + i32::from(self.ranks);
+        ((0..8).contains(&f) && (0..8).contains(&r))
+            .then(|| Square::from_coords(File::new(f as u32), Rank::new(r as u32)))
+    }
 }
 
 impl Button {

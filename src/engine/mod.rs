@@ -18,7 +18,7 @@
 //!    settles), [`recovery`] and [`revise`] (moves read from the board afterwards, and the
 //!    corrections when later readings tell another story), [`rulings`] (touch-move, illegal
 //!    moves, claims, the end), [`takeback`], [`timers`] (what falls due, low-time warnings),
-//!    [`answers`] (buttons and questions), [`announce`] (what is said besides moves),
+//!    [`answers`] (buttons and questions), [`explore`] (the keypad's cursor over the board), [`announce`] (what is said besides moves),
 //!    [`games`] (new, resumed, followed), [`computer`] (a game against the computer: its
 //!    requests and answers).
 //! 6. [`table`]: one game on two boards.
@@ -31,6 +31,7 @@ pub mod computer;
 pub mod dead;
 pub mod decoder;
 pub mod event;
+pub mod explore;
 pub mod game;
 pub mod games;
 pub mod holds;
@@ -53,7 +54,8 @@ pub use decoder::{debounce, physical, recognise};
 pub use event::{Event, EventKind, Millis, Priority};
 pub use games::Resumed;
 pub use input::{
-    Button, Command, LinkState, PortError, Query, Reading, VoiceChange, VoiceLevel, CONFIRM_MS,
+    Button, Command, Dir, LinkState, Look, PortError, Query, Reading, VoiceChange, VoiceLevel,
+    CONFIRM_MS,
 };
 pub use physical::{code_piece, piece_code};
 pub use settings::{Settings, TIME_WARNINGS_MS};

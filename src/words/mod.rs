@@ -206,6 +206,14 @@ pub struct Words {
     pub not_to_move: String,
     /// The draw button pressed again by the player whose offer is pending.
     pub draw_offer_stands: String,
+    /// Exploring the board from the keypad: begun, ended; the cursor at the board's edge;
+    /// who defends and attacks a square ("gedeckt von", "angegriffen von"), and no one.
+    pub explore_on: String,
+    pub explore_off: String,
+    pub edge: String,
+    pub defended_by: String,
+    pub attacked_by: String,
+    pub nobody: String,
     pub paused: String,
     pub resumed: String,
     pub empty: String,
@@ -276,11 +284,35 @@ pub struct Words {
     pub you_play: String,
     /// The spoken name of each command, in the order of [`COMMAND_KEYS`]; by name:
     /// [`Words::command`].
-    pub commands: [String; COMMAND_COUNT],
+    pub commands: CommandWords,
+}
+
+/// The spoken name of each command, in the order of [`COMMAND_KEYS`] (an array too long for
+/// `Default` to be derived).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommandWords(pub [String; COMMAND_COUNT]);
+
+impl Default for CommandWords {
+    fn default() -> CommandWords {
+        CommandWords(std::array::from_fn(|_| String::new()))
+    }
+}
+
+impl std::ops::Deref for CommandWords {
+    type Target = [String; COMMAND_COUNT];
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for CommandWords {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
+    }
 }
 
 /// How many commands there are.
-pub const COMMAND_COUNT: usize = 29;
+pub const COMMAND_COUNT: usize = 34;
 
 /// The commands' names, as the `[commands]` table of a language's data file has them, in the
 /// order a list of them is given in the config (`[speech.words] commands = [...]`).
@@ -314,6 +346,11 @@ pub const COMMAND_KEYS: [&str; COMMAND_COUNT] = [
     "evaluate",
     "switch",
     "silence",
+    "explore",
+    "step",
+    "jump",
+    "guard",
+    "go",
 ];
 
 /// The words that are patterns, with the placeholders each must hold.
@@ -462,6 +499,12 @@ word_fields!(
     confirm_draw,
     not_to_move,
     draw_offer_stands,
+    explore_on,
+    explore_off,
+    edge,
+    defended_by,
+    attacked_by,
+    nobody,
     paused,
     resumed,
     empty,
@@ -587,7 +630,7 @@ impl Words {
     /// some of them by name, as a language's data file has it.
     fn set_commands(&mut self, value: &toml::Value) -> Result<(), String> {
         let Some(table) = value.as_table() else {
-            self.commands = word_list("commands", value)?;
+            self.commands = CommandWords(word_list("commands", value)?);
             return Ok(());
         };
         for (name, text) in table {
@@ -682,10 +725,10 @@ mod tests {
             .unwrap_err()
             .contains("no word"));
         let mut de = Lang::De.data().to_string();
-        de.push_str("\"jump\" = \"Sprung\"\n");
+        de.push_str("\"fly\" = \"fliegen\"\n");
         assert!(Words::from_data(&de)
             .unwrap_err()
-            .contains("unknown command 'jump'"));
+            .contains("unknown command 'fly'"));
         let de = Lang::De
             .data()
             .replace("low_time = \"{side} noch {time}\"", "low_time = \"noch\"");
@@ -696,7 +739,7 @@ mod tests {
     fn commands_are_spoken_by_name_and_set_by_name_or_as_a_list() {
         let mut w = Words::new(Lang::En, FileWords::Phonetic);
         assert_eq!(w.command("rate up"), "faster");
-        assert_eq!(w.command("jump"), "jump");
+        assert_eq!(w.command("fly"), "fly");
         let mut table = toml::Table::new();
         table.insert("claim".into(), "object".into());
         w.set("commands", &toml::Value::Table(table)).unwrap();
