@@ -288,11 +288,10 @@ impl Engine {
                 );
                 text
             }
-            Command::Press(Button::Claim) if self.claim_refused().is_some() => {
-                let text = self.claim_refused().unwrap_or_default();
-                return self.answer(text, out);
-            }
             Command::Press(b) if self.irrevocable(b) => {
+                if let Some(text) = self.claim_refused().filter(|_| b == Button::Claim) {
+                    return self.answer(text, out);
+                }
                 if let Some(text) = self.unconfirmed(cmd, out) {
                     return text;
                 }

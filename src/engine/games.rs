@@ -47,6 +47,7 @@ impl Engine {
         self.draw_offer = None;
         self.claim_with_move = None;
         self.win_claim = None;
+        self.promo_ahead = None;
         self.mismatch = Mismatch::default();
         self.last_say = None;
         self.last_change = None;
@@ -113,6 +114,7 @@ impl Engine {
         self.draw_offer = None;
         self.claim_with_move = None;
         self.win_claim = None;
+        self.promo_ahead = None;
         self.mismatch = Mismatch::default();
         self.last_say = self
             .game
