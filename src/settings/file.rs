@@ -1361,7 +1361,7 @@ fn owner_adjusts(cx: &Ctx, r: &RawRules, listener: Option<Color>) -> Result<bool
         other => cx.err(
             s.span(),
             "rules.opponent_lifts",
-            format!("'{other}' is not a way to read them (accepted: auto, touch, adjustment)"),
+            format!("'{other}' is no way to read such a lift (accepted: auto, touch, adjustment)"),
         ),
     }
 }
