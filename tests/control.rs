@@ -1036,3 +1036,13 @@ fn the_board_is_explored_square_by_square() {
         "{err}"
     );
 }
+
+/// A step from the socket before any `explore` begins no exploration: the keypad's long dot
+/// (`explore`) then begins one, as the keypad's own mode does.
+#[test]
+fn a_step_alone_begins_no_exploration() {
+    let (mut e, t) = engine_after(FOOLS_MATE_MINUS_ONE, Settings::default());
+    assert_eq!(ask(&mut e, t, "step up"), "Gustav fünf leer");
+    assert_eq!(ask(&mut e, t, "explore"), "Erkunden. Gustav fünf leer");
+    assert_eq!(ask(&mut e, t, "explore"), "Erkunden beendet");
+}

@@ -205,8 +205,11 @@ pub struct Engine {
     /// Whose command is being carried out, when the control it came from belongs to a player
     /// (the keypad of a blind player): see [`Engine::command_by`].
     pub(super) by: Option<Color>,
-    /// The square the player explores the board from (see `explore`), while he does.
+    /// The square the player explores the board from (see `explore`), once he has moved it;
+    /// and whether he said `explore` (a step from the socket alone begins no exploration, so
+    /// that the keypad's own mode and this one stay together).
     pub(super) cursor: Option<Square>,
+    pub(super) exploring: bool,
     pub(super) warnings: Warnings,
     pub(super) voice: VoiceLevel,
     /// Games started so far (a new game, or a game restored): the record's writer follows it.
@@ -290,6 +293,7 @@ impl Engine {
             pressing: false,
             by: None,
             cursor: None,
+            exploring: false,
             warnings: Warnings::default(),
             voice: s.voice,
             games_started: 0,

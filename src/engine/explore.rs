@@ -13,11 +13,13 @@ impl Engine {
         let w = &self.s.phrases.words;
         let start = self.cursor.unwrap_or_else(|| self.first_look());
         match l {
-            Look::Toggle if self.cursor.is_some() => {
+            Look::Toggle if self.exploring => {
+                self.exploring = false;
                 self.cursor = None;
                 w.explore_off.clone()
             }
             Look::Toggle => {
+                self.exploring = true;
                 self.cursor = Some(start);
                 format!("{}. {}", w.explore_on, self.square_text(start))
             }
