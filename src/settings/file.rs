@@ -672,17 +672,7 @@ fn speech_config(
     let d = SpeechConfig::default();
     let listener = match &raw.announce.listener {
         None => None,
-        Some(s) => match s.get_ref().as_str() {
-            "both" => None,
-            side if side.parse::<Color>().is_ok() => side.parse().ok(),
-            other => {
-                return cx.err(
-                    s.span(),
-                    "announce.listener",
-                    format!("'{other}' is not a player (accepted: both, white, black)"),
-                )
-            }
-        },
+        Some(s) => player(cx, s, "announce.listener", None)?,
     };
     let a = &raw.announce;
     let da = Announce::default();
@@ -1347,6 +1337,33 @@ fn command_line(cx: &Ctx, v: &Spanned<String>, key: &str) -> Result<String, Conf
     }
 }
 
+/// A setting that names a player: `white`, `black`, or `both` (none: `None`); and, where
+/// `listener` is given, `listener` (that colour, if it is one).
+fn player(
+    cx: &Ctx,
+    s: &Spanned<String>,
+    key: &str,
+    listener: Option<Option<Color>>,
+) -> Result<Option<Color>, ConfigError> {
+    match (s.get_ref().as_str(), listener) {
+        ("both", _) => Ok(None),
+        ("listener", Some(l)) => Ok(l),
+        (side, _) if side.parse::<Color>().is_ok() => Ok(side.parse().ok()),
+        (other, l) => {
+            let accepted = if l.is_some() {
+                "listener, both, white, black"
+            } else {
+                "both, white, black"
+            };
+            cx.err(
+                s.span(),
+                key,
+                format!("'{other}' is not a player (accepted: {accepted})"),
+            )
+        }
+    }
+}
+
 /// `rules.opponent_lifts`: whether a lift of the opponent's piece, put back, is its owner's
 /// adjustment (true) or the player to move's touch; `auto`: an adjustment where a blind player
 /// listens to his own speaker (a colour in `announce.listener`).
@@ -1376,18 +1393,7 @@ fn control_config(
     // default; shared (`both`: it acts for the player to move); or a player's.
     let keypad_player = match &c.keypad_player {
         None => listener,
-        Some(s) => match s.get_ref().as_str() {
-            "listener" => listener,
-            "both" => None,
-            side if side.parse::<Color>().is_ok() => side.parse().ok(),
-            other => {
-                return cx.err(
-                    s.span(),
-                    "control.keypad_player",
-                    format!("'{other}' is not a player (accepted: listener, both, white, black)"),
-                )
-            }
-        },
+        Some(s) => player(cx, s, "control.keypad_player", Some(listener))?,
     };
     let mut keys = d.keys.clone();
     for (name, value) in c.keys.iter().flatten() {
