@@ -44,6 +44,11 @@ pub struct Debouncer {
     /// same state soon after it is the late reading the report already showed).
     settled_whole: Bitboard,
     settled_at: [Millis; 64],
+    /// Squares whose raw state a whole-board report changed last, and when (a reading of the
+    /// same state soon after it is the reading the report showed, even when the report only
+    /// took back a change still settling).
+    framed: Bitboard,
+    framed_at: [Millis; 64],
     /// Single-square readings of the state the square already stood in, and when: the square
     /// changed and changed back unseen before (a placement lost, or overtaken by its lift).
     echoes: Vec<(Millis, Square, SquareState)>,
@@ -61,6 +66,8 @@ impl Debouncer {
             glitches: Vec::new(),
             settled_whole: Bitboard::EMPTY,
             settled_at: [0; 64],
+            framed: Bitboard::EMPTY,
+            framed_at: [0; 64],
             echoes: Vec::new(),
         }
     }
@@ -73,6 +80,7 @@ impl Debouncer {
         self.whole = Bitboard::EMPTY;
         self.glitches.clear();
         self.settled_whole = Bitboard::EMPTY;
+        self.framed = Bitboard::EMPTY;
         self.echoes.clear();
     }
 
@@ -103,8 +111,10 @@ impl Debouncer {
             // Read again as it stood: unless the change is still settling, or a whole-board
             // report showed it a moment before (this is its reading, late), the square changed
             // and changed back without a reading.
-            let reported = self.settled_whole.contains(sq)
-                && t.saturating_sub(self.settled_at[i]) <= ECHO_LATE_MS;
+            let reported = (self.settled_whole.contains(sq)
+                && t.saturating_sub(self.settled_at[i]) <= ECHO_LATE_MS)
+                || (self.framed.contains(sq)
+                    && t.saturating_sub(self.framed_at[i]) <= ECHO_LATE_MS);
             if !self.pending.contains(sq) && !reported && self.echoes.len() < 4096 {
                 self.echoes.push((t, sq, state));
             }
@@ -112,6 +122,7 @@ impl Debouncer {
         }
         self.raw[i] = state;
         self.whole.discard(sq);
+        self.framed.discard(sq);
         if state == self.stable[i] {
             if self.pending.contains(sq) {
                 self.pending.discard(sq);
@@ -134,6 +145,8 @@ impl Debouncer {
             if self.pending.contains(sq) {
                 self.whole.add(sq);
             }
+            self.framed.add(sq);
+            self.framed_at[sq as usize] = t;
         }
     }
 
@@ -295,6 +308,23 @@ mod tests {
         assert_eq!(d.pop_due_batch(1000), vec![]);
         assert_eq!(d.take_glitches(), vec![(110, Square::H2)]);
         assert_eq!(d.take_glitches(), vec![]);
+    }
+
+    /// A flicker whose return a whole-board report shows first: the flicker's own reading of
+    /// the return, just after, is no echo (property 2 found a flicker that changed the events).
+    #[test]
+    fn a_flicker_taken_back_by_a_report_leaves_no_echo() {
+        let mut d = Debouncer::new(30);
+        d.reset(&[OCCUPIED; 64]);
+        d.reading(141_750, Square::B5, EMPTY);
+        d.frame_reading(141_767, Square::B5, OCCUPIED);
+        d.reading(141_767, Square::B5, OCCUPIED);
+        assert_eq!(d.pop_due_batch(200_000), vec![]);
+        assert_eq!(d.take_glitches(), vec![(141_767, Square::B5)]);
+        assert_eq!(d.take_echoes(), vec![]);
+        // Read again much later, as it stood: that is an echo.
+        d.reading(141_767 + ECHO_LATE_MS + 1, Square::B5, OCCUPIED);
+        assert_eq!(d.take_echoes().len(), 1);
     }
 
     #[test]

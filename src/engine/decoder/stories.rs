@@ -323,6 +323,11 @@ struct Saved {
 struct Step {
     k: usize,
     floor: Millis,
+    /// When the move before began to be seen: pairs of a square since then may be this
+    /// move's, skipped only because a reading of that move came late (its end is the floor).
+    since_prev: Millis,
+    /// This move's first change seen.
+    first: Option<Millis>,
     shown: u32,
     end: Option<Millis>,
     /// The move may have been made while nobody heard the board: this gap.
@@ -334,6 +339,7 @@ impl Step {
         Step {
             shown: self.shown + 1,
             end: Some(self.end.map_or(t, |e| e.max(t))),
+            first: Some(self.first.map_or(t, |f| f.min(t))),
             ..self
         }
     }
@@ -367,6 +373,8 @@ struct Search<'a> {
     moves: Vec<Move>,
     /// When each move so far was seen complete (its last change seen).
     ends: Vec<Millis>,
+    /// When each move so far was first seen (its first change seen, else the move before's).
+    firsts: Vec<Millis>,
     cost: u32,
     departures: Departures,
     /// The cheapest story so far.
@@ -412,6 +420,7 @@ impl<'a> Search<'a> {
             assigned: Vec::new(),
             moves: Vec::new(),
             ends: Vec::new(),
+            firsts: Vec::new(),
             cost: 0,
             departures: Departures::default(),
             best: u32::MAX,
@@ -436,6 +445,7 @@ impl<'a> Search<'a> {
         self.assigned.clear();
         self.moves.clear();
         self.ends.clear();
+        self.firsts.clear();
         self.cost = 0;
         self.departures = Departures::default();
         self.best = u32::MAX;
@@ -496,6 +506,7 @@ impl<'a> Search<'a> {
         }
         let ids = self.q.phys.ids();
         let floor = self.ends.last().copied().unwrap_or(0);
+        let since_prev = self.firsts.last().copied().unwrap_or(0);
         let mut changes_of = Vec::with_capacity(4);
         for m in pos.legal_moves() {
             if fixed.is_some_and(|f| f != m) {
@@ -518,6 +529,8 @@ impl<'a> Search<'a> {
             let step = Step {
                 k: depth,
                 floor,
+                since_prev,
+                first: None,
                 shown: 0,
                 end: None,
                 gap,
@@ -598,6 +611,22 @@ impl<'a> Search<'a> {
         Some((at, usize::from(list[at]), skipped))
     }
 
+    /// The square's next observation, when [`next_after_pairs`](Self::next_after_pairs)
+    /// skipped pairs to reach another: a move before this one may have ended late only because
+    /// a reading of its own came late (after this move's), and the pairs are this move's.
+    fn unskipped(
+        &self,
+        sq: Square,
+        skipped: Option<(usize, usize, u32)>,
+        step: &Step,
+    ) -> Option<(usize, usize)> {
+        let at = usize::from(self.cur[sq as usize]);
+        skipped
+            .filter(|&(to, _, _)| to != at)
+            .map(|_| (at, usize::from(self.obs[sq as usize][at])))
+            .filter(|&(_, i)| self.q.log[i].t >= step.since_prev)
+    }
+
     /// `sq` may change unseen in `gap`: the report shows it changed, or the story has room for
     /// one more square changed unseen.
     fn unseen_fits(&self, sq: Square, gap: &Gap) -> bool {
@@ -647,9 +676,11 @@ impl<'a> Search<'a> {
             self.moves.push(m);
             self.ends
                 .push(step.end.unwrap_or(step.floor).max(step.floor));
+            self.firsts.push(step.first.unwrap_or(step.since_prev));
             self.node(next.clone());
             self.moves.pop();
             self.ends.pop();
+            self.firsts.pop();
             return;
         };
         let log = self.q.log;
@@ -685,7 +716,11 @@ impl<'a> Search<'a> {
                 }
                 let skipped = self.next_after_pairs(sq, step.floor);
                 let found = skipped.map(|(at, i, _)| (at, i));
-                if let Some((at, i, pairs)) = skipped.filter(|&(_, i, _)| log[i].what == what) {
+                let unskipped = self.unskipped(sq, skipped, &step).map(|(at, i)| (at, i, 0));
+                for (at, i, pairs) in [skipped, unskipped].into_iter().flatten() {
+                    if log[i].what != what {
+                        continue;
+                    }
                     self.cur[sq as usize] = at as u16 + 1;
                     self.assigned.push((i, step.k));
                     self.cost += pairs;
@@ -769,8 +804,9 @@ impl<'a> Search<'a> {
                     self.glitch_used[g] = false;
                     self.restore(saved.clone());
                 }
-                match found {
-                    Some((at, i)) if log[i].what == Trace::Lifted => {
+                let unskipped = self.unskipped(sq, skipped, &step).map(|(at, i)| (at, i, 0));
+                for (at, i, pairs) in [skipped, unskipped].into_iter().flatten() {
+                    if log[i].what == Trace::Lifted {
                         let list = &self.obs[sq as usize];
                         let placed = list
                             .get(at + 1)
@@ -796,7 +832,6 @@ impl<'a> Search<'a> {
                         self.change(next, m, ch, j + 1, lifted);
                         self.restore(saved.clone());
                     }
-                    _ => {}
                 }
                 // Nothing seen on the square of the capture (what it shows later may be a later
                 // capture's).
