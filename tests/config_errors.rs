@@ -292,3 +292,13 @@ fn an_unknown_way_of_reading_opponent_lifts_is_refused() {
         ],
     );
 }
+
+#[test]
+fn an_unknown_way_of_telling_the_opponents_touches_is_refused() {
+    refused(
+        "opponent_touches",
+        "[announce]\nlistener = \"white\"\nopponent_touches = \"loud\"\n",
+        3,
+        &["announce.opponent_touches", "'loud'", "off, tone, words"],
+    );
+}

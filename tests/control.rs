@@ -72,6 +72,44 @@ fn ask_as(engine: &mut Engine, t: u64, by: Color, line: &str) -> String {
     engine.command_by(t, cmd, Some(by), &mut Vec::new())
 }
 
+/// White touches the e-pawn and puts it back, then plays e4; Black lifts the b-knight, touches
+/// the g-knight meanwhile and puts it back, plays Nc6; White holds the d-pawn.
+const TOUCHES: &str = "lift e2\nplace e2\nlift e2\nplace e4\nlift b8\nlift g8\nplace g8\n\
+place c6\nlift d2\n";
+
+/// Appendix F2.9 (e): `touches` tells the asker's opponent's touches since the last move, as
+/// the assistant reports them to the arbiter: in the asker's turn, the pieces the opponent
+/// touched and put back in his; in the opponent's turn, every piece he has lifted.
+#[test]
+fn touches_tells_the_opponents_touches_since_the_last_move() {
+    use chessboardd::words::{FileWords, Lang, Phrases, Style};
+    let (mut e, t) = engine_after(TOUCHES, Settings::default());
+    assert_eq!(
+        ask_as(&mut e, t, Color::White, "touches"),
+        "Schwarz berührt Springer Gustav acht"
+    );
+    assert_eq!(
+        ask_as(&mut e, t, Color::Black, "touches"),
+        "Weiß berührt Bauer David zwei"
+    );
+    // A shared control: every player's, since the last move.
+    assert_eq!(
+        ask(&mut e, t, "touches"),
+        "Schwarz berührt Springer Gustav acht. Weiß berührt Bauer David zwei"
+    );
+    let en = Settings {
+        phrases: Phrases::new(Lang::En, Style::Short, FileWords::Phonetic),
+        ..Settings::default()
+    };
+    let (mut e, t) = engine_after("lift e2\nplace e4\nlift e7\nplace e5\n", en.clone());
+    assert_eq!(ask_as(&mut e, t, Color::White, "touches"), "No touches");
+    let (mut e, t) = engine_after(TOUCHES, en);
+    assert_eq!(
+        ask_as(&mut e, t, Color::White, "touches"),
+        "Black touches Knight Gustav eight"
+    );
+}
+
 /// Three times the same position: Black to move may claim (Art. 9.2b).
 const THREEFOLD: &str =
     "lift g1\nplace f3\nlift g8\nplace f6\nlift f3\nplace g1\nlift f6\nplace g8\n\
@@ -616,6 +654,9 @@ fn a_blind_players_keypad_acts_for_him_in_the_opponents_turn() {
     );
     // 1. e4 e5 2. Nf3: Black has the move.
     d.wait_for("Nf3", |v| v["type"] == "move" && v["san"] == "Nf3");
+    // + held: Black's touches since the last move (Appendix F2.9 (e)).
+    keypad.key("KPPLUS", 1300);
+    d.said("Keine Berührungen");
     keypad.key("KP5", 60);
     d.said("Weiß ist nicht am Zug");
     keypad.key("KP4", 1300);

@@ -150,7 +150,8 @@ pub const DEFAULT_KEYS: &[(&str, &str, Option<&str>)] = &[
     // (Long: explore the board, the digits a compass, until . or Enter.)
     ("KPDOT", "adjust", Some("explore")),
     ("KPENTER", "clock", Some("toggle-pause")),
-    ("KPPLUS", "volume up", None),
+    // (Long: the opponent's touches since the last move, Appendix F2.9 (e).)
+    ("KPPLUS", "volume up", Some("touches")),
     // (Long: the sentence being said stops; so does the Backspace key.)
     ("KPMINUS", "volume down", Some("silence")),
     ("KPASTERISK", "rate up", None),
@@ -494,8 +495,8 @@ mod tests {
     fn short_and_long_presses() {
         let mut p = Presses::new(KeyMap::default(), 800);
         // No long binding: at once, on the way down.
-        assert_eq!(p.event(0, KeyEvent::Down(kp("KPPLUS"))), ["volume up"]);
-        assert!(p.event(50, KeyEvent::Up(kp("KPPLUS"))).is_empty());
+        assert_eq!(p.event(0, KeyEvent::Down(kp("KPASTERISK"))), ["rate up"]);
+        assert!(p.event(50, KeyEvent::Up(kp("KPASTERISK"))).is_empty());
         // A long binding: a short press acts on release.
         assert!(p.event(100, KeyEvent::Down(kp("KP0"))).is_empty());
         assert_eq!(p.due(), Some(900));
@@ -515,8 +516,8 @@ mod tests {
         // A long press due when another key's event comes is given first.
         assert!(p.event(7000, KeyEvent::Down(kp("KP5"))).is_empty());
         assert_eq!(
-            p.event(8000, KeyEvent::Down(kp("KPPLUS"))),
-            ["takeback", "volume up"]
+            p.event(8000, KeyEvent::Down(kp("KPSLASH"))),
+            ["takeback", "rate down"]
         );
     }
 

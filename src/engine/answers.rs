@@ -2,7 +2,7 @@
 //! number of moves and both players' time; the position; the last moves). Every question, from
 //! the controls or a button, is answered by [`Engine::ask`].
 
-use shakmaty::{Bitboard, Chess, Color, Piece, Position, Role};
+use shakmaty::{Bitboard, Chess, Color, Piece, Position, Role, Square};
 
 use super::arbiter::{Engine, Held, Phase};
 use super::computer::Asked;
@@ -195,6 +195,7 @@ impl Engine {
             }
             Query::Square(sq) => self.square_text(sq),
             Query::Look(l) => self.look(l),
+            Query::Touches => self.touches_text(),
             Query::Help => self.s.help.clone().unwrap_or_else(|| w.help.clone()),
         };
         self.answer(text, out)
@@ -440,6 +441,36 @@ impl Engine {
     }
 
     /// F2.9d: the number of moves made and the time of both players.
+    /// Appendix F2.9 (e), as the assistant reports to the arbiter: the pieces the asker's
+    /// opponent touched since the last move (in his turn, every piece he lifted; in the asker's
+    /// turn, those he touched and put back in his own, and his adjustments since). Asked from
+    /// a shared control (no asker known): every player's.
+    fn touches_text(&self) -> String {
+        let of = self.actor().map(|a| !a);
+        let mut by: Vec<(Color, Vec<(Role, Square)>)> = Vec::new();
+        let current = self.turn.touches.iter().map(|x| (*x, self.toucher(x)));
+        for (x, who) in self.touches_before.iter().copied().chain(current) {
+            if of.is_some_and(|o| o != who) {
+                continue;
+            }
+            match by.iter_mut().find(|(c, _)| *c == who) {
+                Some((_, list)) if !list.iter().any(|&(_, sq)| sq == x.square) => {
+                    list.push((x.piece.role, x.square));
+                }
+                Some(_) => {}
+                None => by.push((who, vec![(x.piece.role, x.square)])),
+            }
+        }
+        if by.is_empty() {
+            return self.s.phrases.words.no_touches.clone();
+        }
+        let said: Vec<String> = by
+            .iter()
+            .map(|(who, list)| self.s.phrases.touches(*who, list))
+            .collect();
+        said.join(". ")
+    }
+
     pub(super) fn time_text(&self) -> String {
         let p = &self.s.phrases;
         let w = &p.words;

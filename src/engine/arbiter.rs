@@ -34,7 +34,7 @@ use super::game::{fen_of, ply_number, Game};
 use super::input::{Command, LinkState, PortError, Reading, VoiceLevel};
 use super::rules::Mode;
 use super::settings::Settings;
-use super::turn::{Swap, Turn};
+use super::turn::{Swap, Touch, Turn};
 
 /// What the arbiter is waiting for.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -185,6 +185,9 @@ pub struct Engine {
     /// by his own keypad, or on a shared control while the opponent, who could not promote,
     /// was still moving. It is his next move's.
     pub(super) promo_ahead: Option<(Color, Role)>,
+    /// The pieces touched in the last turn and put back (not the move's), with who touched
+    /// each: the `touches` question asks for them while the turn after it goes on.
+    pub(super) touches_before: Vec<(Touch, Color)>,
     /// A hold whose piece was lifted again: the board may still show it was complete.
     pub(super) alt: Option<Hold>,
     pub(super) mismatch: Mismatch,
@@ -281,6 +284,7 @@ impl Engine {
             last_change: None,
             turn: Turn::default(),
             promo_ahead: None,
+            touches_before: Vec::new(),
             alt: None,
             mismatch: Mismatch::default(),
             illegal_counts: ByColor { white: 0, black: 0 },
@@ -629,6 +633,19 @@ impl Engine {
             .or(self.promo_ahead.filter(|(c, _)| *c == !color));
         // (A move read afterwards is charged to when the board shows it was complete.)
         let t = self.moving_at.unwrap_or(self.now).min(self.now);
+        // Pieces touched and put back in this turn, not the move's: told before it.
+        let (emptied, _, victim) = recognise::footprint(color, &m);
+        let involved = emptied | victim.map_or(Bitboard::EMPTY, Bitboard::from_square);
+        if !recovered && !self.turn.touch_unknown && !self.correcting {
+            self.tell_put_back(involved, out);
+        }
+        self.touches_before = self
+            .turn
+            .touches
+            .iter()
+            .filter(|x| !involved.contains(x.square))
+            .map(|x| (*x, self.toucher(x)))
+            .collect();
         let san = self.game.play(m, t);
         let say = self.s.phrases.announce(&san, m);
         let computer_moving = self.computer_moving;

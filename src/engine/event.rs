@@ -280,6 +280,18 @@ pub enum EventKind {
         #[serde(serialize_with = "ser_color")]
         color: Color,
     },
+    /// A piece touched and put back on its square, not part of the move (Appendix F2.9 (e):
+    /// the sighted player's touches told to the blind player): `by` touched it.
+    PutBack {
+        #[serde(serialize_with = "ser_square")]
+        square: Square,
+        #[serde(serialize_with = "ser_role")]
+        piece: Role,
+        #[serde(serialize_with = "ser_color")]
+        color: Color,
+        #[serde(serialize_with = "ser_color")]
+        by: Color,
+    },
     Move {
         ply: u32,
         #[serde(serialize_with = "ser_color")]
@@ -417,6 +429,7 @@ impl EventKind {
         match self {
             EventKind::GameStart { .. } => "game_start",
             EventKind::Touched { .. } => "touched",
+            EventKind::PutBack { .. } => "put_back",
             EventKind::Move { .. } => "move",
             EventKind::Illegal { .. } => "illegal",
             EventKind::TouchMove { .. } => "touch_move",
@@ -516,6 +529,17 @@ impl Event {
                 j.square("square", *square);
                 j.role("piece", *piece);
                 j.color("color", *color);
+            }
+            EventKind::PutBack {
+                square,
+                piece,
+                color,
+                by,
+            } => {
+                j.square("square", *square);
+                j.role("piece", *piece);
+                j.color("color", *color);
+                j.color("by", *by);
             }
             EventKind::Move {
                 ply,
@@ -878,6 +902,12 @@ mod tests {
                 square: Square::H8,
                 piece: Role::Knight,
                 color: Color::Black,
+            },
+            EventKind::PutBack {
+                square: Square::G1,
+                piece: Role::Knight,
+                color: Color::White,
+                by: Color::Black,
             },
             EventKind::Move {
                 ply: 12,

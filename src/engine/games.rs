@@ -48,6 +48,7 @@ impl Engine {
         self.claim_with_move = None;
         self.win_claim = None;
         self.promo_ahead = None;
+        self.touches_before.clear();
         self.mismatch = Mismatch::default();
         self.last_say = None;
         self.last_change = None;
@@ -115,6 +116,7 @@ impl Engine {
         self.claim_with_move = None;
         self.win_claim = None;
         self.promo_ahead = None;
+        self.touches_before.clear();
         self.mismatch = Mismatch::default();
         self.last_say = self
             .game

@@ -206,6 +206,8 @@ pub enum Query {
     File(File),
     Square(Square),
     Help,
+    /// Appendix F2.9 (e): the pieces the asker's opponent touched since the last move.
+    Touches,
     /// Exploring the board square by square (the keypad's compass); never touches the game.
     Look(Look),
 }

@@ -3,7 +3,7 @@
 //! decided: a legal move (completed, or held back a moment), an unfinished or illegal one,
 //! pieces in the hand, or something nothing explains (the decoder's stories, `recovery`).
 
-use shakmaty::{Bitboard, Chess, Move, Position, Role, Square};
+use shakmaty::{Bitboard, Chess, Color, Move, Position, Role, Square};
 
 use super::arbiter::{Engine, Held, Hold, Mismatch, Phase};
 use super::clock::ClockSwitch;
@@ -330,6 +330,45 @@ impl Engine {
         }
     }
 
+    /// Who made a touch: the player to move, or (a lift of the opponent's piece read as its
+    /// owner's adjustment, `rules.opponent_lifts`) the piece's owner.
+    pub(super) fn toucher(&self, t: &Touch) -> Color {
+        let us = self.game.pos.turn();
+        if self.s.owner_adjusts && t.piece.color != us {
+            t.piece.color
+        } else {
+            us
+        }
+    }
+
+    /// Appendix F2.9 (e): every piece touched in this turn that stands on its square again,
+    /// and is not one of the `involved` squares (the move's own), is told put back, once.
+    pub(super) fn tell_put_back(&mut self, involved: Bitboard, out: &mut Vec<Event>) {
+        let occupied = self.phys.occupied();
+        let mut told = Vec::new();
+        for x in &self.turn.touches {
+            if involved.contains(x.square)
+                || self.turn.told.contains(x.square)
+                || !occupied.contains(x.square)
+            {
+                continue;
+            }
+            told.push((*x, self.toucher(x)));
+        }
+        for (x, by) in told {
+            self.turn.told.add(x.square);
+            self.emit(
+                out,
+                EventKind::PutBack {
+                    square: x.square,
+                    piece: x.piece.role,
+                    color: x.piece.color,
+                    by,
+                },
+            );
+        }
+    }
+
     fn on_lift(&mut self, sq: Square, t: Millis, out: &mut Vec<Event>) {
         // Executing the opponent's move, or a board watched while the opponent moves on his:
         // no touches here.
@@ -426,6 +465,9 @@ impl Engine {
                 // Everything is home: pieces lifted and put back cannot be the victims of a
                 // capture any more (else lifting the capturer alone would complete it).
                 self.turn.vacated = Bitboard::EMPTY;
+                if !self.turn.touches_deferred && !self.turn.touch_unknown {
+                    self.tell_put_back(Bitboard::EMPTY, out);
+                }
                 self.mismatch.due = None;
                 self.turn.casual_illegal = None;
                 if self.mismatch.owe_restored || self.mismatch.reported.is_some() {

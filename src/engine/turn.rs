@@ -39,6 +39,8 @@ pub struct Turn {
     /// Pieces touched by the player to move, in order.
     pub touches: Vec<Touch>,
     pub touched: Bitboard,
+    /// Touched squares whose piece was told put back (Appendix F2.9 (e)).
+    pub told: Bitboard,
     /// Squares of the position that were seen empty during this turn.
     pub vacated: Bitboard,
     /// Everything the board did since the position was agreed, in time order.

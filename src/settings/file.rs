@@ -22,7 +22,7 @@ use crate::engine::settings::TimeAnswer;
 use crate::engine::{Millis, VoiceLevel};
 use crate::opponent::{OpponentSettings, Strength};
 use crate::speech::audio::Earcon;
-use crate::speech::speaker::{Announce, SpeechConfig};
+use crate::speech::speaker::{Announce, SpeechConfig, TouchesTold};
 use crate::speech::synth::{Backend, Voice};
 use crate::words::{FileWords, Lang, Phrases, Style};
 
@@ -227,6 +227,7 @@ pub struct RawAnnounce {
     pub own_moves: Option<bool>,
     pub opponent_moves: Option<bool>,
     pub touched: Option<bool>,
+    pub opponent_touches: Option<Spanned<String>>,
     pub sounds: Option<Spanned<Vec<String>>>,
 }
 
@@ -712,6 +713,20 @@ fn speech_config(
             own_moves: a.own_moves.unwrap_or(da.own_moves),
             opponent_moves: a.opponent_moves.unwrap_or(da.opponent_moves),
             touched: a.touched.unwrap_or(da.touched),
+            opponent_touches: match &a.opponent_touches {
+                None => da.opponent_touches,
+                Some(s) => match TouchesTold::NAMES.iter().find(|(n, _)| n == s.get_ref()) {
+                    Some(&(_, told)) => told,
+                    None => cx.err(
+                        s.span(),
+                        "announce.opponent_touches",
+                        format!(
+                            "'{}' is no way to tell a touch (accepted: off, tone, words)",
+                            s.get_ref()
+                        ),
+                    )?,
+                },
+            },
             sounds: match &a.sounds {
                 None => da.sounds,
                 Some(list) => list

@@ -24,6 +24,9 @@ pub enum Earcon {
     Mismatch,
     LowTime,
     Flag,
+    /// The opponent touched a piece and put it back (`announce.opponent_touches = "tone"`);
+    /// not one of the `announce.sounds`.
+    Touch,
 }
 
 impl std::str::FromStr for Earcon {
@@ -54,6 +57,7 @@ pub fn earcon(e: Earcon) -> Vec<i16> {
         Earcon::Mismatch => &[(440.0, 90), (0.0, 60), (440.0, 90)],
         Earcon::LowTime => &[(1000.0, 70), (0.0, 50), (1000.0, 70)],
         Earcon::Flag => &[(880.0, 90), (660.0, 90), (440.0, 200)],
+        Earcon::Touch => &[(1320.0, 30), (0.0, 40), (1320.0, 30)],
     };
     let mut out = Vec::new();
     for &(freq, ms) in tones {

@@ -55,6 +55,8 @@ pub struct Announce {
     pub opponent_moves: bool,
     /// Name every piece as it is lifted.
     pub touched: bool,
+    /// How the listener hears the opponent's touches (a piece touched and put back).
+    pub opponent_touches: TouchesTold,
     /// The short tones that sound (the others are silent).
     pub sounds: Vec<Earcon>,
 }
@@ -66,6 +68,7 @@ impl Default for Announce {
             own_moves: true,
             opponent_moves: true,
             touched: false,
+            opponent_touches: TouchesTold::Tone,
             sounds: vec![
                 Earcon::Lift,
                 Earcon::Move,
@@ -76,6 +79,24 @@ impl Default for Announce {
             ],
         }
     }
+}
+
+/// How the opponent's touches are told to the listener (Appendix F2.9 (e)).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum TouchesTold {
+    Off,
+    /// A short tone of its own.
+    Tone,
+    /// "Weiß berührt Springer Gustav eins".
+    Words,
+}
+
+impl TouchesTold {
+    pub const NAMES: [(&'static str, TouchesTold); 3] = [
+        ("off", TouchesTold::Off),
+        ("tone", TouchesTold::Tone),
+        ("words", TouchesTold::Words),
+    ];
 }
 
 /// What to do about one game event: words to say and a tone to play.
@@ -128,6 +149,24 @@ pub fn spoken(kind: &EventKind, a: &Announce, phrases: &crate::words::Phrases) -
             }),
             earcon: sound(Earcon::Lift),
             ..nothing
+        },
+        // Only a listener has an opponent: with one speaker for the table, nothing is told.
+        EventKind::PutBack {
+            square, piece, by, ..
+        } if a.listener.is_some_and(|l| l != *by) => match a.opponent_touches {
+            TouchesTold::Off => nothing,
+            TouchesTold::Tone => Spoken {
+                earcon: Some(Earcon::Touch),
+                ..nothing
+            },
+            TouchesTold::Words => Spoken {
+                text: Some((
+                    phrases.touches(*by, &[(*piece, *square)]),
+                    Class::Info,
+                    None,
+                )),
+                ..nothing
+            },
         },
         EventKind::Say { text, priority } => {
             let class = match priority {
@@ -576,6 +615,63 @@ mod tests {
             Some("Springer Gustav eins".into())
         );
         assert_eq!(spoken(&touched, &on, &p).earcon, None);
+    }
+
+    /// Appendix F2.9 (e): the opponent's touches told to the listener, as a tone or in words
+    /// (German and English), never his own, never to a table's one speaker.
+    #[test]
+    fn the_opponents_touches_are_told_as_set() {
+        let put_back = EventKind::PutBack {
+            square: Square::G8,
+            piece: Role::Knight,
+            color: Color::Black,
+            by: Color::Black,
+        };
+        let white = |told| Announce {
+            listener: Some(Color::White),
+            opponent_touches: told,
+            ..Announce::default()
+        };
+        let de = Phrases::new(Lang::AppendixF, Style::Short, FileWords::Phonetic);
+        let en = Phrases::new(Lang::En, Style::Short, FileWords::Phonetic);
+        let tone = spoken(&put_back, &white(TouchesTold::Tone), &de);
+        assert_eq!((tone.text, tone.earcon), (None, Some(Earcon::Touch)));
+        assert_eq!(
+            Announce::default().opponent_touches,
+            TouchesTold::Tone,
+            "a tone by default"
+        );
+        let words = spoken(&put_back, &white(TouchesTold::Words), &de);
+        assert_eq!(
+            words.text,
+            Some((
+                "Schwarz berührt Springer Gustav acht".into(),
+                Class::Info,
+                None
+            ))
+        );
+        assert_eq!(words.earcon, None);
+        assert_eq!(
+            spoken(&put_back, &white(TouchesTold::Words), &en)
+                .text
+                .map(|t| t.0),
+            Some("Black touches Knight Gustav eight".into())
+        );
+        let off = spoken(&put_back, &white(TouchesTold::Off), &de);
+        assert_eq!((off.text, off.earcon), (None, None));
+        // Black's own touches are not told to Black; one speaker for the table hears none.
+        let black = Announce {
+            listener: Some(Color::Black),
+            opponent_touches: TouchesTold::Words,
+            ..Announce::default()
+        };
+        assert_eq!(spoken(&put_back, &black, &de).text, None);
+        let table = Announce {
+            opponent_touches: TouchesTold::Words,
+            ..Announce::default()
+        };
+        let told = spoken(&put_back, &table, &de);
+        assert_eq!((told.text, told.earcon), (None, None));
     }
 
     /// The move events of `sans` from the initial position, each with its announcement in

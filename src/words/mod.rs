@@ -213,6 +213,10 @@ pub struct Words {
     pub edge: String,
     pub defended_by: String,
     pub attacked_by: String,
+    /// Appendix F2.9 (e): the opponent touched a piece and put it back, "{side} berührt
+    /// {piece}" ({piece}: the piece and its square); no touches since the last move.
+    pub touches: String,
+    pub no_touches: String,
     pub nobody: String,
     pub paused: String,
     pub resumed: String,
@@ -312,7 +316,7 @@ impl std::ops::DerefMut for CommandWords {
 }
 
 /// How many commands there are.
-pub const COMMAND_COUNT: usize = 34;
+pub const COMMAND_COUNT: usize = 35;
 
 /// The commands' names, as the `[commands]` table of a language's data file has them, in the
 /// order a list of them is given in the config (`[speech.words] commands = [...]`).
@@ -351,6 +355,7 @@ pub const COMMAND_KEYS: [&str; COMMAND_COUNT] = [
     "jump",
     "guard",
     "go",
+    "touches",
 ];
 
 /// The words that are patterns, with the placeholders each must hold.
@@ -367,6 +372,7 @@ pub const PATTERNS: &[(&str, &[&str])] = &[
     ("confirm_claim", &["{side}"]),
     ("confirm_draw", &["{side}"]),
     ("not_to_move", &["{side}"]),
+    ("touches", &["{side}", "{piece}"]),
 ];
 
 /// A pattern word (`low_time = "{side} noch {time}"`) holds each of its placeholders, and no
@@ -504,6 +510,8 @@ word_fields!(
     edge,
     defended_by,
     attacked_by,
+    touches,
+    no_touches,
     nobody,
     paused,
     resumed,

@@ -145,6 +145,19 @@ impl Phrases {
         sentences(&format!("{}: {what}", w.correction))
     }
 
+    /// Appendix F2.9 (e): "Weiß berührt Springer Gustav eins, Läufer Felix eins": the pieces
+    /// `by` touched (and put back).
+    pub fn touches(&self, by: Color, pieces: &[(Role, Square)]) -> String {
+        let list: Vec<String> = pieces.iter().map(|&(r, sq)| self.piece_on(r, sq)).collect();
+        sentences(
+            &self
+                .words
+                .touches
+                .replace("{side}", self.words.color(by))
+                .replace("{piece}", &list.join(", ")),
+        )
+    }
+
     /// "Springer Felix drei": a piece and where it stands.
     pub fn piece_on(&self, role: Role, sq: Square) -> String {
         let mut out = self.words.piece(role).to_string();
