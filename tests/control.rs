@@ -27,10 +27,13 @@ const FOOLS_MATE_MINUS_ONE: &str = "lift f2\nplace f3\nlift e7\nplace e5\nlift g
 fn questions_are_answered_in_words() {
     let (mut e, t) = engine_after(FOOLS_MATE_MINUS_ONE, Settings::default());
     assert_eq!(ask(&mut e, t, "last"), "Gustav vier");
-    assert_eq!(ask(&mut e, t, "moves 2"), "1... Eva fünf, 2. Gustav vier");
+    assert_eq!(
+        ask(&mut e, t, "moves 2"),
+        "1. Schwarz Eva fünf, 2. Weiß Gustav vier"
+    );
     assert_eq!(
         ask(&mut e, t, "moves 9"),
-        "1. Felix drei, 1... Eva fünf, 2. Gustav vier"
+        "1. Weiß Felix drei, Schwarz Eva fünf, 2. Weiß Gustav vier"
     );
     assert_eq!(ask(&mut e, t, "turn"), "Schwarz am Zug");
     assert_eq!(ask(&mut e, t, "time"), "2 Züge. Schwarz am Zug");
@@ -62,7 +65,10 @@ fn resigning_wants_a_confirmation_that_names_it() {
         ask(&mut e, t + 6000, "resign"),
         "Schwarz gibt auf? Zum Bestätigen nochmals"
     );
-    assert_eq!(ask(&mut e, t + 7000, "resign"), "Aufgabe. Weiß gewinnt");
+    assert_eq!(
+        ask(&mut e, t + 7000, "resign"),
+        "Schwarz gibt auf. Weiß gewinnt"
+    );
     assert!(e.is_over());
 }
 
@@ -160,7 +166,7 @@ fn a_players_keypad_claims_and_resigns_for_him_only() {
     );
     assert_eq!(
         ask_as(&mut e, t + 300, Color::White, "resign"),
-        "Aufgabe. Schwarz gewinnt"
+        "Weiß gibt auf. Schwarz gewinnt"
     );
     assert_eq!(e.game().ending.map(|x| x.result()).unwrap_or("*"), "0-1");
 }
@@ -186,7 +192,7 @@ fn a_players_keypad_offers_a_draw_and_never_accepts_its_own_offer() {
     assert!(!e.is_over());
     assert_eq!(
         ask_as(&mut e, t + 300, Color::Black, "draw"),
-        "Remis vereinbart. Remis"
+        "Remis vereinbart"
     );
     assert_eq!(
         e.game().ending.map(|x| x.result()).unwrap_or("*"),
@@ -297,7 +303,7 @@ fn the_control_socket_answers_ctl() {
     let (code, out) = ctl(&["moves", "2"]);
     assert_eq!(code, Some(0));
     assert!(
-        out.contains("5. Gustav drei, 5... Springer David drei Schachmatt"),
+        out.contains("5. Weiß Gustav drei, Schwarz Springer David drei Schachmatt"),
         "{out}"
     );
     let (code, out) = ctl(&["fly"]);
@@ -422,7 +428,7 @@ fn every_command_through_the_socket() {
     d.wait_for("Nf3", |v| v["type"] == "move" && v["san"] == "Nf3");
     let cases: &[(&str, &str)] = &[
         ("last", "Springer Felix drei"),
-        ("moves 2", "1... Eva fünf, 2. Springer Felix drei"),
+        ("moves 2", "1. Schwarz Eva fünf, 2. Weiß Springer Felix drei"),
         ("turn", "Schwarz am Zug"),
         ("position white N", "Weiß: Springer Bella eins, Springer Felix drei"),
         ("position black K", "Schwarz: König Eva acht"),
@@ -445,7 +451,7 @@ fn every_command_through_the_socket() {
         ("new-game", "Neue Partie? Zum Bestätigen nochmals"),
         ("new-game", "Neue Partie"),
         ("resign", "Weiß gibt auf? Zum Bestätigen nochmals"),
-        ("resign", "Aufgabe. Schwarz gewinnt"),
+        ("resign", "Weiß gibt auf. Schwarz gewinnt"),
     ];
     for (line, text) in cases {
         assert_eq!(d.ctl(line), *text, "{line}");
@@ -579,7 +585,7 @@ fn the_keypad_gives_every_command_its_key() {
     let cases: &[(&str, u64, &str)] = &[
         ("KP0", short, "Springer Felix drei"),
         ("KP0", long, "Schwarz am Zug"),
-        ("KP3", short, "1. Eva vier, 1... Eva fünf, 2. Springer Felix drei"),
+        ("KP3", short, "1. Weiß Eva vier, Schwarz Eva fünf, 2. Weiß Springer Felix drei"),
         ("KP2", long, "Weiß: König Eva eins, Dame David eins, Turm Anna eins, Turm Hector eins, Läufer Cesar eins, Läufer Felix eins, Springer Bella eins, Springer Felix drei, Bauer Anna zwei, Bauer Bella zwei, Bauer Cesar zwei, Bauer David zwei, Bauer Felix zwei, Bauer Gustav zwei, Bauer Hector zwei, Bauer Eva vier"),
         ("KPDOT", short, "J'adoube"),
         ("KP4", short, "Weiß bietet Remis an"),
@@ -730,7 +736,7 @@ fn answers_in_the_words_of_each_language() {
     };
     let (mut en, t) = engine_after(TO_CASTLING, in_lang(Lang::En));
     assert_eq!(ask(&mut en, t, "last"), "Castles kingside");
-    assert_eq!(ask(&mut en, t, "moves 1"), "4. Castles kingside");
+    assert_eq!(ask(&mut en, t, "moves 1"), "4. White Castles kingside");
     let ro_settings = Settings {
         time_control: Some("1200+0".parse().unwrap()),
         ..in_lang(Lang::Ro)

@@ -158,16 +158,20 @@ impl Engine {
             Query::Moves(n) => {
                 let plies = &self.game.plies;
                 let from = plies.len().saturating_sub(n.max(1) as usize);
+                // Each move with its side, so that White's and Black's sound different when
+                // heard ("1. Weiß Eva vier, Schwarz Eva fünf"); the number before White's, or
+                // before the first when it is Black's.
                 let said: Vec<String> = plies[from..]
                     .iter()
-                    .map(|ply| {
-                        let number = ply.before.fullmoves().get();
-                        let dots = if ply.before.turn() == Color::White {
-                            "."
+                    .enumerate()
+                    .map(|(i, ply)| {
+                        let side = ply.before.turn();
+                        let said = format!("{} {}", w.color(side), p.announce(&ply.san, ply.m));
+                        if side == Color::White || i == 0 {
+                            format!("{}. {said}", ply.before.fullmoves().get())
                         } else {
-                            "..."
-                        };
-                        format!("{number}{dots} {}", p.announce(&ply.san, ply.m))
+                            said
+                        }
                     })
                     .collect();
                 if said.is_empty() {

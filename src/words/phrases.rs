@@ -166,7 +166,7 @@ impl Phrases {
     }
 
     /// The end of a game: `why` is the words of its reason (the engine's `EndReason::words`),
-    /// then the winner, or the draw.
+    /// then the winner, or the draw (unless the reason says it already: "Remis vereinbart").
     pub fn game_over(&self, winner: Option<Color>, why: &str) -> String {
         let w = &self.words;
         // `{side}` in the words of an ending is the side that lost ("{side} ger upp"); in a
@@ -176,6 +176,7 @@ impl Phrases {
         let why = why.split_whitespace().collect::<Vec<_>>().join(" ");
         sentences(&match winner {
             Some(c) => format!("{why}. {} {}", w.color(c), w.wins),
+            None if why.to_lowercase().contains(&w.draw.to_lowercase()) => why,
             None => format!("{why}. {}", w.draw),
         })
     }
@@ -753,12 +754,20 @@ mod tests {
                 "{text:?}"
             );
         }
-        // The other languages still name only the winner.
+        // The other languages name who resigned too; a draw agreed is said once.
         let en = Phrases::new(Lang::En, Style::Short, FileWords::Phonetic);
         assert_eq!(
             en.game_over(Some(Color::White), &en.words.resignation),
-            "Resignation. White wins"
+            "Black resigns. White wins"
         );
+        let de = Phrases::new(Lang::De, Style::Short, FileWords::Phonetic);
+        assert_eq!(
+            de.game_over(Some(Color::Black), &de.words.resignation),
+            "Weiß gibt auf. Schwarz gewinnt"
+        );
+        assert_eq!(de.game_over(None, &de.words.agreement), "Remis vereinbart");
+        assert_eq!(en.game_over(None, &en.words.agreement), "Draw agreed");
+        assert_eq!(de.game_over(None, &de.words.stalemate), "Patt. Remis");
     }
 
     #[test]
