@@ -116,6 +116,53 @@ fn touches_tells_the_opponents_touches_since_the_last_move() {
     );
 }
 
+/// `legal`: the legal moves of the piece on the cursor's square, the last moved piece's when the
+/// board is not explored; a piece of the player not to move, as if it were his turn.
+#[test]
+fn legal_says_where_a_piece_can_go() {
+    use chessboardd::words::{FileWords, Lang, Phrases, Style};
+    let (mut e, t) = engine_after(FOOLS_MATE_MINUS_ONE, Settings::default());
+    assert_eq!(
+        ask(&mut e, t, "legal"),
+        "Weiß Bauer auf Gustav vier: Gustav fünf"
+    );
+    ask(&mut e, t, "go e8");
+    assert_eq!(
+        ask(&mut e, t, "legal"),
+        "Schwarz König auf Eva acht: König Eva sieben"
+    );
+    ask(&mut e, t, "go d1");
+    assert_eq!(
+        ask(&mut e, t, "legal"),
+        "Weiß Dame auf David eins: keine Züge"
+    );
+    ask(&mut e, t, "go d8");
+    let queen = ask(&mut e, t, "legal");
+    let (piece, moves) = queen.split_once(": ").unwrap();
+    assert_eq!(piece, "Schwarz Dame auf David acht");
+    let mut moves: Vec<&str> = moves.split(", ").collect();
+    moves.sort_unstable();
+    assert_eq!(
+        moves,
+        [
+            "Dame Eva sieben",
+            "Dame Felix sechs",
+            "Dame Gustav fünf",
+            "Dame Hector vier Schachmatt"
+        ]
+    );
+    let en = Settings {
+        phrases: Phrases::new(Lang::En, Style::Short, FileWords::Phonetic),
+        ..Settings::default()
+    };
+    let (mut e, t) = engine_after(FOOLS_MATE_MINUS_ONE, en);
+    ask(&mut e, t, "go d1");
+    assert_eq!(
+        ask(&mut e, t, "legal"),
+        "White Queen on David one: no moves"
+    );
+}
+
 /// Three times the same position: Black to move may claim (Art. 9.2b).
 const THREEFOLD: &str =
     "lift g1\nplace f3\nlift g8\nplace f6\nlift f3\nplace g1\nlift f6\nplace g8\n\
@@ -623,13 +670,18 @@ fn the_keypad_gives_every_command_its_key() {
         d.wait_for("silence", |v| v["type"] == "silence");
     }
     // Exploring (a long press of the dot): from the last move's square (Nf3 was taken back),
-    // up one square, then 0 4 1 to d1; Enter leaves, and is no clock press.
+    // up one square, then 0 4 1 to d1, 0 5 8 to e8 and 5 held: where the king can go; Enter
+    // leaves, and is no clock press.
     let explore: &[(&str, u64, &str)] = &[
         ("KPDOT", long, "Erkunden. Schwarz Bauer auf Eva fünf"),
         ("KP8", short, "Eva sechs leer"),
         ("KP0", short, ""),
         ("KP4", short, ""),
         ("KP1", short, "Weiß Dame auf David eins"),
+        ("KP0", short, ""),
+        ("KP5", short, ""),
+        ("KP8", short, "Schwarz König auf Eva acht"),
+        ("KP5", long, "Schwarz König auf Eva acht: König Eva sieben"),
         ("KPENTER", short, "Erkunden beendet"),
     ];
     for (name, hold, text) in explore {

@@ -199,6 +199,7 @@ pub const COMMANDS: &[Spec] = &[
         Args::Square(|s| Command::Ask(Query::Look(Look::Go(s)))),
     ),
     ask("touches", Query::Touches),
+    ask("legal", Query::Look(Look::Legal)),
 ];
 
 // One spoken name for each command.
@@ -322,7 +323,7 @@ mod tests {
             "last, moves N, time, turn, position [white|black] [PIECE], rank N, file X, \
              square SQ, promote PIECE, draw, claim, resign, adjust, pause, resume, new-game, \
              takeback, help, clock, start, toggle-pause, rate up|down, volume up|down, hint, \
-             evaluate, switch, silence, explore, step DIR, jump DIR, guard, go SQ, touches"
+             evaluate, switch, silence, explore, step DIR, jump DIR, guard, go SQ, touches, legal"
         );
     }
 

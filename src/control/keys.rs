@@ -269,7 +269,8 @@ pub enum KeyEvent {
 
 /// Exploring the board from the keypad: the digits are a compass over the board instead of
 /// their commands (8 up, 2 down, 4 left, 6 right, 7 9 1 3 the diagonals; held: along the line
-/// to the next piece), 5 says who guards the square, 0 then two digits goes to a square (file
+/// to the next piece), 5 says who guards the square (held: where its piece can go), 0 then two
+/// digits goes to a square (file
 /// 1-8 for a-h, then rank); `.` or Enter leaves. The other keys keep their commands.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Explore {
@@ -311,7 +312,7 @@ fn explore_binding(code: u16) -> Option<Binding> {
     if let Some(d) = digit(code) {
         return Some(match COMPASS.iter().find(|(k, _)| *k == d) {
             Some((_, dir)) => b(&format!("step {dir}"), Some(format!("jump {dir}"))),
-            None if d == 5 => b("guard", None),
+            None if d == 5 => b("guard", Some("legal".to_string())),
             None => b(SQUARE_ENTRY, None),
         });
     }
@@ -548,10 +549,14 @@ mod tests {
         assert!(tap(&mut p, 2700, "KP0").is_empty());
         assert!(tap(&mut p, 2800, "KP9").is_empty());
         assert_eq!(tap(&mut p, 2900, "KP2"), ["step down"]);
+        // 5 held: where the piece on the square can go.
+        assert!(p.event(2950, KeyEvent::Down(kp("KP5"))).is_empty());
+        assert_eq!(p.advance(3750), ["legal"]);
+        assert!(p.event(3760, KeyEvent::Up(kp("KP5"))).is_empty());
         // The voice keys keep their commands; the clock key leaves, and is no clock.
-        assert_eq!(tap(&mut p, 3000, "KPPLUS"), ["volume up"]);
-        assert_eq!(tap(&mut p, 3100, "KPENTER"), ["explore"]);
-        assert_eq!(tap(&mut p, 3200, "KP8"), ["promote rook"]);
+        assert_eq!(tap(&mut p, 3800, "KPPLUS"), ["volume up"]);
+        assert_eq!(tap(&mut p, 3900, "KPENTER"), ["explore"]);
+        assert_eq!(tap(&mut p, 4000, "KP8"), ["promote rook"]);
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! square, or along a line to the next piece, hearing what stands on each square and who
 //! defends and attacks it. It reads the position and never touches the game (no clock, no move).
 
-use shakmaty::{Color, Position, Square};
+use shakmaty::san::SanPlus;
+use shakmaty::{CastlingMode, Chess, Color, FromSetup, Position, Setup, Square};
 
 use super::arbiter::Engine;
 use super::input::Look;
@@ -49,6 +50,10 @@ impl Engine {
                 self.guard_text(start)
             }
             Look::Go(sq) => self.look_at(sq),
+            Look::Legal => {
+                self.cursor = self.exploring.then_some(start).or(self.cursor);
+                self.legal_text(start)
+            }
         }
     }
 
@@ -85,6 +90,48 @@ impl Engine {
             }
             None => format!("{} {}", p.square(sq), w.empty),
         }
+    }
+
+    /// The legal moves of the piece on `sq`, each as it is announced ("Weiß Springer auf
+    /// Gustav eins: Springer Felix drei, Springer Hector drei"); a piece of the player not to
+    /// move, as if it were his turn (none while his opponent is in check).
+    fn legal_text(&self, sq: Square) -> String {
+        let p = &self.s.phrases;
+        let w = &p.words;
+        let pos = &self.game.pos;
+        let Some(pc) = pos.board().piece_at(sq) else {
+            return self.square_text(sq);
+        };
+        let theirs;
+        let pos = if pc.color == pos.turn() {
+            pos
+        } else {
+            let setup = Setup {
+                board: pos.board().clone(),
+                turn: pc.color,
+                castling_rights: pos.castles().castling_rights(),
+                ..Setup::empty()
+            };
+            match Chess::from_setup(setup, CastlingMode::Standard) {
+                Ok(c) => {
+                    theirs = c;
+                    &theirs
+                }
+                Err(_) => return format!("{}: {}", self.square_text(sq), w.no_moves),
+            }
+        };
+        let said: Vec<String> = pos
+            .legal_moves()
+            .iter()
+            .filter(|m| m.from() == Some(sq))
+            .map(|m| p.announce(&SanPlus::from_move(pos.clone(), *m), *m))
+            .collect();
+        let list = if said.is_empty() {
+            w.no_moves.clone()
+        } else {
+            said.join(", ")
+        };
+        format!("{}: {list}", self.square_text(sq))
     }
 
     /// Who defends and who attacks `sq`: a piece's own side defends it, the other attacks it;

@@ -225,6 +225,9 @@ pub enum Look {
     Guard,
     /// Straight to a square.
     Go(Square),
+    /// The legal moves of the piece on the cursor's square (the last move's square when the
+    /// board is not explored: the piece moved last).
+    Legal,
 }
 
 /// One of the eight directions of the board, as White sees it: files right, ranks up.

@@ -217,6 +217,8 @@ pub struct Words {
     /// {piece}" ({piece}: the piece and its square); no touches since the last move.
     pub touches: String,
     pub no_touches: String,
+    /// A piece that has no legal move (the `legal` question).
+    pub no_moves: String,
     pub nobody: String,
     pub paused: String,
     pub resumed: String,
@@ -316,7 +318,7 @@ impl std::ops::DerefMut for CommandWords {
 }
 
 /// How many commands there are.
-pub const COMMAND_COUNT: usize = 35;
+pub const COMMAND_COUNT: usize = 36;
 
 /// The commands' names, as the `[commands]` table of a language's data file has them, in the
 /// order a list of them is given in the config (`[speech.words] commands = [...]`).
@@ -356,6 +358,7 @@ pub const COMMAND_KEYS: [&str; COMMAND_COUNT] = [
     "guard",
     "go",
     "touches",
+    "legal",
 ];
 
 /// The words that are patterns, with the placeholders each must hold.
@@ -512,6 +515,7 @@ word_fields!(
     attacked_by,
     touches,
     no_touches,
+    no_moves,
     nobody,
     paused,
     resumed,
