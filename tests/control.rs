@@ -163,6 +163,40 @@ fn legal_says_where_a_piece_can_go() {
     );
 }
 
+/// `material`: the balance in pawns and the pieces each side has lost; a pawn promoted is no
+/// piece lost.
+#[test]
+fn material_says_the_balance_and_the_pieces_captured() {
+    use chessboardd::words::{FileWords, Lang, Phrases, Style};
+    let (mut e, t) = engine_after(FOOLS_MATE_MINUS_ONE, Settings::default());
+    assert_eq!(ask(&mut e, t, "material"), "Material gleich");
+    // 1. e4 d5 2. exd5 Qxd5 3. Nc3: a pawn each, even.
+    let even = "lift e2\nplace e4\nlift d7\nplace d5\nlift d5\nlift e4\nplace d5\n\
+lift d8\nlift d5\nplace d5\nlift b1\nplace c3\n";
+    let (mut e, t) = engine_after(even, Settings::default());
+    assert_eq!(
+        ask(&mut e, t, "material"),
+        "Material gleich. Geschlagen: Weiß: Bauer. Schwarz: Bauer"
+    );
+    // bxa8=Q: a queen for the pawn, the rook taken; the knight stays: 9 against 3.
+    let promote = Settings::default();
+    let lines = "setup fen rn2k3/1P6/8/8/8/8/8/4K3 w - - 0 1\nlift b7\nlift a8\nplace a8\n";
+    let (mut e, t) = engine_after(lines, promote);
+    assert_eq!(
+        ask(&mut e, t, "material"),
+        "Weiß: 6 Bauern mehr. Geschlagen: Schwarz: Turm"
+    );
+    let en = Settings {
+        phrases: Phrases::new(Lang::En, Style::Short, FileWords::Phonetic),
+        ..Settings::default()
+    };
+    let (mut e, t) = engine_after(even, en);
+    assert_eq!(
+        ask(&mut e, t, "material"),
+        "Material even. Captured: White: Pawn. Black: Pawn"
+    );
+}
+
 /// Three times the same position: Black to move may claim (Art. 9.2b).
 const THREEFOLD: &str =
     "lift g1\nplace f3\nlift g8\nplace f6\nlift f3\nplace g1\nlift f6\nplace g8\n\

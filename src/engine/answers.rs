@@ -200,6 +200,7 @@ impl Engine {
             Query::Square(sq) => self.square_text(sq),
             Query::Look(l) => self.look(l),
             Query::Touches => self.touches_text(),
+            Query::Material => self.material_text(),
             Query::Help => self.s.help.clone().unwrap_or_else(|| w.help.clone()),
         };
         self.answer(text, out)
@@ -473,6 +474,62 @@ impl Engine {
             .map(|(who, list)| self.s.phrases.touches(*who, list))
             .collect();
         said.join(". ")
+    }
+
+    /// The material balance in pawns ("Weiß: 3 Bauern mehr", "Material gleich"), then the
+    /// pieces each side has lost since the start ("Geschlagen: Weiß: Springer. Schwarz:
+    /// Bauer, Bauer"): a pawn promoted is no piece lost.
+    fn material_text(&self) -> String {
+        let w = &self.s.phrases.words;
+        let now = self.game.pos.board();
+        let start = self.game.start.board();
+        const ROLES: [(Role, i64); 5] = [
+            (Role::Queen, 9),
+            (Role::Rook, 5),
+            (Role::Bishop, 3),
+            (Role::Knight, 3),
+            (Role::Pawn, 1),
+        ];
+        let count =
+            |b: &shakmaty::Board, c: Color, r: Role| (b.by_color(c) & b.by_role(r)).count() as i64;
+        let value = |c: Color| -> i64 { ROLES.iter().map(|&(r, v)| v * count(now, c, r)).sum() };
+        let diff = value(Color::White) - value(Color::Black);
+        let balance = if diff == 0 {
+            w.material_equal.clone()
+        } else {
+            let ahead = if diff > 0 { Color::White } else { Color::Black };
+            w.material_ahead.replace("{side}", w.color(ahead)).replace(
+                "{pawns}",
+                &w.count(diff.unsigned_abs(), &w.one_pawn, &w.pawns),
+            )
+        };
+        let mut lost = Vec::new();
+        for c in [Color::White, Color::Black] {
+            // Pieces more than at the start came from promotions: as many pawns were not lost.
+            let promoted: i64 = ROLES[..4]
+                .iter()
+                .map(|&(r, _)| (count(now, c, r) - count(start, c, r)).max(0))
+                .sum();
+            let mut names = Vec::new();
+            for &(r, _) in &ROLES {
+                let mut missing = count(start, c, r) - count(now, c, r);
+                if r == Role::Pawn {
+                    missing -= promoted;
+                }
+                for _ in 0..missing.max(0) {
+                    names.push(w.piece(r).to_string());
+                }
+            }
+            if !names.is_empty() {
+                lost.push(format!("{}: {}", w.color(c), names.join(", ")));
+            }
+        }
+        let text = if lost.is_empty() {
+            balance
+        } else {
+            format!("{balance}. {}: {}", w.captured, lost.join(". "))
+        };
+        sentences(&text)
     }
 
     pub(super) fn time_text(&self) -> String {

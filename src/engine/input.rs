@@ -208,6 +208,8 @@ pub enum Query {
     Help,
     /// Appendix F2.9 (e): the pieces the asker's opponent touched since the last move.
     Touches,
+    /// The material balance in pawns (1, 3, 3, 5, 9) and the pieces captured.
+    Material,
     /// Exploring the board square by square (the keypad's compass); never touches the game.
     Look(Look),
 }

@@ -219,6 +219,10 @@ pub struct Words {
     pub no_touches: String,
     /// A piece that has no legal move (the `legal` question).
     pub no_moves: String,
+    /// The material balance, in pawns: "{side}: {pawns} mehr", or even; the pieces lost.
+    pub material_ahead: String,
+    pub material_equal: String,
+    pub captured: String,
     pub nobody: String,
     pub paused: String,
     pub resumed: String,
@@ -318,7 +322,7 @@ impl std::ops::DerefMut for CommandWords {
 }
 
 /// How many commands there are.
-pub const COMMAND_COUNT: usize = 36;
+pub const COMMAND_COUNT: usize = 37;
 
 /// The commands' names, as the `[commands]` table of a language's data file has them, in the
 /// order a list of them is given in the config (`[speech.words] commands = [...]`).
@@ -359,6 +363,7 @@ pub const COMMAND_KEYS: [&str; COMMAND_COUNT] = [
     "go",
     "touches",
     "legal",
+    "material",
 ];
 
 /// The words that are patterns, with the placeholders each must hold.
@@ -376,6 +381,7 @@ pub const PATTERNS: &[(&str, &[&str])] = &[
     ("confirm_draw", &["{side}"]),
     ("not_to_move", &["{side}"]),
     ("touches", &["{side}", "{piece}"]),
+    ("material_ahead", &["{side}", "{pawns}"]),
 ];
 
 /// A pattern word (`low_time = "{side} noch {time}"`) holds each of its placeholders, and no
@@ -516,6 +522,9 @@ word_fields!(
     touches,
     no_touches,
     no_moves,
+    material_ahead,
+    material_equal,
+    captured,
     nobody,
     paused,
     resumed,
