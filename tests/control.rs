@@ -163,6 +163,47 @@ fn legal_says_where_a_piece_can_go() {
     );
 }
 
+/// `players`: who plays, the asker's opponent or both, from `[game]`; `move N`: move number N.
+#[test]
+fn players_and_a_move_by_its_number() {
+    use chessboardd::words::{FileWords, Lang, Phrases, Style};
+    let tags = |lang| Settings {
+        pgn_tags: vec![
+            ("White".into(), "Magnus Carlsen".into()),
+            ("WhiteTitle".into(), "GM".into()),
+            ("WhiteElo".into(), "2830".into()),
+            ("Black".into(), "?".into()),
+        ],
+        phrases: Phrases::new(lang, Style::Short, FileWords::Phonetic),
+        ..Settings::default()
+    };
+    let (mut e, t) = engine_after(FOOLS_MATE_MINUS_ONE, tags(Lang::AppendixF));
+    assert_eq!(
+        ask_as(&mut e, t, Color::Black, "players"),
+        "Weiß: GM Magnus Carlsen, 2830"
+    );
+    assert_eq!(
+        ask_as(&mut e, t, Color::White, "players"),
+        "Schwarz: unbekannt"
+    );
+    assert_eq!(
+        ask(&mut e, t, "players"),
+        "Weiß: GM Magnus Carlsen, 2830. Schwarz: unbekannt"
+    );
+    assert_eq!(
+        ask(&mut e, t, "move 1"),
+        "1. Weiß Felix drei, Schwarz Eva fünf"
+    );
+    assert_eq!(ask(&mut e, t, "move 2"), "2. Weiß Gustav vier");
+    assert_eq!(ask(&mut e, t, "move 3"), "Noch kein Zug");
+    let (mut e, t) = engine_after(FOOLS_MATE_MINUS_ONE, tags(Lang::En));
+    assert_eq!(ask_as(&mut e, t, Color::White, "players"), "Black: unknown");
+    assert_eq!(
+        ask(&mut e, t, "move 1"),
+        "1. White Felix three, Black Eva five"
+    );
+}
+
 /// `material`: the balance in pawns and the pieces each side has lost; a pawn promoted is no
 /// piece lost.
 #[test]
@@ -676,6 +717,9 @@ fn the_keypad_gives_every_command_its_key() {
         ("KPMINUS", short, "Leiser"),
         ("KPASTERISK", short, "Schneller"),
         ("KPSLASH", short, "Langsamer"),
+        ("KPASTERISK", long, "Material gleich"),
+        ("NUMLOCK", long, "Weiß: unbekannt. Schwarz: unbekannt"),
+        ("KPPLUS", long, "Keine Berührungen"),
         ("5", long, "Zurücknehmen? Zum Bestätigen nochmals"),
         ("KP5", long, "Zurückgenommen: Springer Felix drei"),
     ];

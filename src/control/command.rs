@@ -201,6 +201,8 @@ pub const COMMANDS: &[Spec] = &[
     ask("touches", Query::Touches),
     ask("legal", Query::Look(Look::Legal)),
     ask("material", Query::Material),
+    ask("players", Query::Players),
+    row("move", Args::Count(|n| Command::Ask(Query::MoveNumber(n)))),
 ];
 
 // One spoken name for each command.
@@ -324,7 +326,7 @@ mod tests {
             "last, moves N, time, turn, position [white|black] [PIECE], rank N, file X, \
              square SQ, promote PIECE, draw, claim, resign, adjust, pause, resume, new-game, \
              takeback, help, clock, start, toggle-pause, rate up|down, volume up|down, hint, \
-             evaluate, switch, silence, explore, step DIR, jump DIR, guard, go SQ, touches, legal, material"
+             evaluate, switch, silence, explore, step DIR, jump DIR, guard, go SQ, touches, legal, material, players, move N"
         );
     }
 

@@ -157,7 +157,8 @@ pub const DEFAULT_KEYS: &[(&str, &str, Option<&str>)] = &[
     // (Long: the material balance and the pieces captured.)
     ("KPASTERISK", "rate up", Some("material")),
     ("KPSLASH", "rate down", None),
-    ("NUMLOCK", "help", None),
+    // (Long: who plays.)
+    ("NUMLOCK", "help", Some("players")),
     ("BACKSPACE", "silence", None),
 ];
 
@@ -497,8 +498,8 @@ mod tests {
     fn short_and_long_presses() {
         let mut p = Presses::new(KeyMap::default(), 800);
         // No long binding: at once, on the way down.
-        assert_eq!(p.event(0, KeyEvent::Down(kp("NUMLOCK"))), ["help"]);
-        assert!(p.event(50, KeyEvent::Up(kp("NUMLOCK"))).is_empty());
+        assert_eq!(p.event(0, KeyEvent::Down(kp("BACKSPACE"))), ["silence"]);
+        assert!(p.event(50, KeyEvent::Up(kp("BACKSPACE"))).is_empty());
         // A long binding: a short press acts on release.
         assert!(p.event(100, KeyEvent::Down(kp("KP0"))).is_empty());
         assert_eq!(p.due(), Some(900));

@@ -7,6 +7,7 @@ use shakmaty::{Bitboard, Chess, Color, Piece, Position, Role, Square};
 use super::arbiter::{Engine, Held, Phase};
 use super::computer::Asked;
 use super::event::{Event, EventKind, Millis, Priority};
+use super::game::Ply;
 use super::input::{Button, Command, Query, VoiceChange, CONFIRM_MS};
 use super::rules::Mode;
 use super::settings::TimeAnswer;
@@ -158,26 +159,11 @@ impl Engine {
             Query::Moves(n) => {
                 let plies = &self.game.plies;
                 let from = plies.len().saturating_sub(n.max(1) as usize);
-                // Each move with its side, so that White's and Black's sound different when
-                // heard ("1. Weiß Eva vier, Schwarz Eva fünf"); the number before White's, or
-                // before the first when it is Black's.
-                let said: Vec<String> = plies[from..]
-                    .iter()
-                    .enumerate()
-                    .map(|(i, ply)| {
-                        let side = ply.before.turn();
-                        let said = format!("{} {}", w.color(side), p.announce(&ply.san, ply.m));
-                        if side == Color::White || i == 0 {
-                            format!("{}. {said}", ply.before.fullmoves().get())
-                        } else {
-                            said
-                        }
-                    })
-                    .collect();
+                let said = self.moves_said(&plies[from..]);
                 if said.is_empty() {
                     w.no_move_yet.clone()
                 } else {
-                    said.join(", ")
+                    said
                 }
             }
             Query::Time { show_clock } => {
@@ -201,6 +187,19 @@ impl Engine {
             Query::Look(l) => self.look(l),
             Query::Touches => self.touches_text(),
             Query::Material => self.material_text(),
+            Query::Players => self.players_text(),
+            Query::MoveNumber(n) => {
+                let plies = &self.game.plies;
+                let of_n = |ply: &Ply| ply.before.fullmoves().get() == n;
+                let from = plies.iter().position(of_n).unwrap_or(plies.len());
+                let to = plies.iter().rposition(of_n).map_or(from, |i| i + 1);
+                let said = self.moves_said(&plies[from..to]);
+                if said.is_empty() {
+                    w.no_move_yet.clone()
+                } else {
+                    said
+                }
+            }
             Query::Help => self.s.help.clone().unwrap_or_else(|| w.help.clone()),
         };
         self.answer(text, out)
@@ -474,6 +473,67 @@ impl Engine {
             .map(|(who, list)| self.s.phrases.touches(*who, list))
             .collect();
         said.join(". ")
+    }
+
+    /// The `plies`, each with its side, so that White's and Black's sound different when
+    /// heard ("1. Weiß Eva vier, Schwarz Eva fünf"): the number before White's, or before the
+    /// first when it is Black's.
+    fn moves_said(&self, plies: &[Ply]) -> String {
+        let p = &self.s.phrases;
+        let w = &p.words;
+        let said: Vec<String> = plies
+            .iter()
+            .enumerate()
+            .map(|(i, ply)| {
+                let side = ply.before.turn();
+                let said = format!("{} {}", w.color(side), p.announce(&ply.san, ply.m));
+                if side == Color::White || i == 0 {
+                    format!("{}. {said}", ply.before.fullmoves().get())
+                } else {
+                    said
+                }
+            })
+            .collect();
+        said.join(", ")
+    }
+
+    /// Who plays ("Weiß: GM Magnus Carlsen, 2830"): the asker's opponent, or both players from
+    /// a shared control. Names, titles and ratings are those of `[game]`; the computer without
+    /// a name there is named as the record names it.
+    fn players_text(&self) -> String {
+        let w = &self.s.phrases.words;
+        let tag = |name: &str| {
+            self.s
+                .pgn_tags
+                .iter()
+                .find(|(t, v)| t == name && !v.is_empty() && v != "?")
+                .map(|(_, v)| v.clone())
+        };
+        let one = |c: Color| -> String {
+            let (name, title, elo) = match c {
+                Color::White => (tag("White"), tag("WhiteTitle"), tag("WhiteElo")),
+                Color::Black => (tag("Black"), tag("BlackTitle"), tag("BlackElo")),
+            };
+            let name = name.or_else(|| {
+                self.computer
+                    .as_ref()
+                    .filter(|(cc, _)| *cc == c)
+                    .map(|(_, n)| n.clone())
+            });
+            let mut said = match (title, name) {
+                (Some(t), Some(n)) => format!("{t} {n}"),
+                (None, Some(n)) => n,
+                (_, None) => w.unknown_player.clone(),
+            };
+            if let Some(elo) = elo {
+                said = format!("{said}, {elo}");
+            }
+            format!("{}: {said}", w.color(c))
+        };
+        match self.actor() {
+            Some(a) => one(!a),
+            None => format!("{}. {}", one(Color::White), one(Color::Black)),
+        }
     }
 
     /// The material balance in pawns ("Weiß: 3 Bauern mehr", "Material gleich"), then the

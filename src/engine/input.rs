@@ -210,6 +210,11 @@ pub enum Query {
     Touches,
     /// The material balance in pawns (1, 3, 3, 5, 9) and the pieces captured.
     Material,
+    /// Who plays: the asker's opponent, or both (name, title and rating from `[game]`; the
+    /// computer by its name).
+    Players,
+    /// Move number N of the game: White's and Black's.
+    MoveNumber(u32),
     /// Exploring the board square by square (the keypad's compass); never touches the game.
     Look(Look),
 }

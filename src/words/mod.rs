@@ -223,6 +223,8 @@ pub struct Words {
     pub material_ahead: String,
     pub material_equal: String,
     pub captured: String,
+    /// A player whose name the config does not give.
+    pub unknown_player: String,
     pub nobody: String,
     pub paused: String,
     pub resumed: String,
@@ -322,7 +324,7 @@ impl std::ops::DerefMut for CommandWords {
 }
 
 /// How many commands there are.
-pub const COMMAND_COUNT: usize = 37;
+pub const COMMAND_COUNT: usize = 39;
 
 /// The commands' names, as the `[commands]` table of a language's data file has them, in the
 /// order a list of them is given in the config (`[speech.words] commands = [...]`).
@@ -364,6 +366,8 @@ pub const COMMAND_KEYS: [&str; COMMAND_COUNT] = [
     "touches",
     "legal",
     "material",
+    "players",
+    "move",
 ];
 
 /// The words that are patterns, with the placeholders each must hold.
@@ -525,6 +529,7 @@ word_fields!(
     material_ahead,
     material_equal,
     captured,
+    unknown_player,
     nobody,
     paused,
     resumed,
