@@ -636,16 +636,26 @@ impl Engine {
         // Pieces touched and put back in this turn, not the move's: told before it.
         let (emptied, _, victim) = recognise::footprint(color, &m);
         let involved = emptied | victim.map_or(Bitboard::EMPTY, Bitboard::from_square);
-        if !recovered && !self.turn.touch_unknown && !self.correcting {
-            self.tell_put_back(involved, out);
-        }
-        self.touches_before = self
+        self.touches_before.clear();
+        // (Most moves touch only their own pieces: nothing to tell, nothing to keep.)
+        if self
             .turn
             .touches
             .iter()
-            .filter(|x| !involved.contains(x.square))
-            .map(|x| (*x, self.toucher(x)))
-            .collect();
+            .any(|x| !involved.contains(x.square))
+        {
+            if !recovered && !self.turn.touch_unknown && !self.correcting {
+                self.tell_put_back(involved, out);
+            }
+            let kept: Vec<(Touch, Color)> = self
+                .turn
+                .touches
+                .iter()
+                .filter(|x| !involved.contains(x.square))
+                .map(|x| (*x, self.toucher(x)))
+                .collect();
+            self.touches_before = kept;
+        }
         let san = self.game.play(m, t);
         let say = self.s.phrases.announce(&san, m);
         let computer_moving = self.computer_moving;
