@@ -444,7 +444,6 @@ impl Engine {
         }
     }
 
-    /// F2.9d: the number of moves made and the time of both players.
     /// Appendix F2.9 (e), as the assistant reports to the arbiter: the pieces the asker's
     /// opponent touched since the last move (in his turn, every piece he lifted; in the asker's
     /// turn, those he touched and put back in his own, and his adjustments since). Asked from
@@ -592,6 +591,7 @@ impl Engine {
         sentences(&text)
     }
 
+    /// F2.9d: the number of moves made and the time of both players.
     pub(super) fn time_text(&self) -> String {
         let p = &self.s.phrases;
         let w = &p.words;
