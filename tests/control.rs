@@ -9,6 +9,15 @@ use chessboardd::engine::{Engine, Settings};
 use chessboardd::replay;
 use shakmaty::Color;
 
+/// The default settings, speaking `lang` (files by their phonetic names, short style).
+fn in_lang(lang: chessboardd::words::Lang) -> Settings {
+    use chessboardd::words::{FileWords, Phrases, Style};
+    Settings {
+        phrases: Phrases::new(lang, Style::Short, FileWords::Phonetic),
+        ..Settings::default()
+    }
+}
+
 /// An engine after the moves of `script` (replay format), at the script's end.
 fn engine_after(script: &str, args: Settings) -> (Engine, u64) {
     let lines = replay::parse_script(script, &["board".to_string()]).unwrap();
@@ -88,7 +97,7 @@ place c6\nlift d2\n";
 /// touched and put back in his; in the opponent's turn, every piece he has lifted.
 #[test]
 fn touches_tells_the_opponents_touches_since_the_last_move() {
-    use chessboardd::words::{FileWords, Lang, Phrases, Style};
+    use chessboardd::words::Lang;
     let (mut e, t) = engine_after(TOUCHES, Settings::default());
     assert_eq!(
         ask_as(&mut e, t, Color::White, "touches"),
@@ -103,10 +112,7 @@ fn touches_tells_the_opponents_touches_since_the_last_move() {
         ask(&mut e, t, "touches"),
         "Schwarz berührt Springer Gustav acht. Weiß berührt Bauer David zwei"
     );
-    let en = Settings {
-        phrases: Phrases::new(Lang::En, Style::Short, FileWords::Phonetic),
-        ..Settings::default()
-    };
+    let en = in_lang(Lang::En);
     let (mut e, t) = engine_after("lift e2\nplace e4\nlift e7\nplace e5\n", en.clone());
     assert_eq!(ask_as(&mut e, t, Color::White, "touches"), "No touches");
     let (mut e, t) = engine_after(TOUCHES, en);
@@ -120,7 +126,7 @@ fn touches_tells_the_opponents_touches_since_the_last_move() {
 /// board is not explored; a piece of the player not to move, as if it were his turn.
 #[test]
 fn legal_says_where_a_piece_can_go() {
-    use chessboardd::words::{FileWords, Lang, Phrases, Style};
+    use chessboardd::words::Lang;
     let (mut e, t) = engine_after(FOOLS_MATE_MINUS_ONE, Settings::default());
     assert_eq!(
         ask(&mut e, t, "legal"),
@@ -151,10 +157,7 @@ fn legal_says_where_a_piece_can_go() {
             "Dame Hector vier Schachmatt"
         ]
     );
-    let en = Settings {
-        phrases: Phrases::new(Lang::En, Style::Short, FileWords::Phonetic),
-        ..Settings::default()
-    };
+    let en = in_lang(Lang::En);
     let (mut e, t) = engine_after(FOOLS_MATE_MINUS_ONE, en);
     ask(&mut e, t, "go d1");
     assert_eq!(
@@ -166,7 +169,7 @@ fn legal_says_where_a_piece_can_go() {
 /// `players`: who plays, the asker's opponent or both, from `[game]`; `move N`: move number N.
 #[test]
 fn players_and_a_move_by_its_number() {
-    use chessboardd::words::{FileWords, Lang, Phrases, Style};
+    use chessboardd::words::Lang;
     let tags = |lang| Settings {
         pgn_tags: vec![
             ("White".into(), "Magnus Carlsen".into()),
@@ -174,8 +177,7 @@ fn players_and_a_move_by_its_number() {
             ("WhiteElo".into(), "2830".into()),
             ("Black".into(), "?".into()),
         ],
-        phrases: Phrases::new(lang, Style::Short, FileWords::Phonetic),
-        ..Settings::default()
+        ..in_lang(lang)
     };
     let (mut e, t) = engine_after(FOOLS_MATE_MINUS_ONE, tags(Lang::AppendixF));
     assert_eq!(
@@ -208,7 +210,7 @@ fn players_and_a_move_by_its_number() {
 /// piece lost.
 #[test]
 fn material_says_the_balance_and_the_pieces_captured() {
-    use chessboardd::words::{FileWords, Lang, Phrases, Style};
+    use chessboardd::words::Lang;
     let (mut e, t) = engine_after(FOOLS_MATE_MINUS_ONE, Settings::default());
     assert_eq!(ask(&mut e, t, "material"), "Material gleich");
     // 1. e4 d5 2. exd5 Qxd5 3. Nc3: a pawn each, even.
@@ -227,10 +229,7 @@ lift d8\nlift d5\nplace d5\nlift b1\nplace c3\n";
         ask(&mut e, t, "material"),
         "Weiß: 6 Bauern mehr. Geschlagen: Schwarz: Turm"
     );
-    let en = Settings {
-        phrases: Phrases::new(Lang::En, Style::Short, FileWords::Phonetic),
-        ..Settings::default()
-    };
+    let en = in_lang(Lang::En);
     let (mut e, t) = engine_after(even, en);
     assert_eq!(
         ask(&mut e, t, "material"),

@@ -549,8 +549,7 @@ impl Engine {
             (Role::Knight, 3),
             (Role::Pawn, 1),
         ];
-        let count =
-            |b: &shakmaty::Board, c: Color, r: Role| (b.by_color(c) & b.by_role(r)).count() as i64;
+        let count = |b: &shakmaty::Board, c: Color, r: Role| b.by_piece(r.of(c)).count() as i64;
         let value = |c: Color| -> i64 { ROLES.iter().map(|&(r, v)| v * count(now, c, r)).sum() };
         let diff = value(Color::White) - value(Color::Black);
         let balance = if diff == 0 {

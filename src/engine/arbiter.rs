@@ -633,29 +633,21 @@ impl Engine {
             .or(self.promo_ahead.filter(|(c, _)| *c == !color));
         // (A move read afterwards is charged to when the board shows it was complete.)
         let t = self.moving_at.unwrap_or(self.now).min(self.now);
-        // Pieces touched and put back in this turn, not the move's: told before it.
+        // Pieces touched and put back in this turn, not the move's: told before it, and kept
+        // for the `touches` question. (Most moves touch only their own pieces: nothing is.)
         let (emptied, _, victim) = recognise::footprint(color, &m);
         let involved = emptied | victim.map_or(Bitboard::EMPTY, Bitboard::from_square);
-        self.touches_before.clear();
-        // (Most moves touch only their own pieces: nothing to tell, nothing to keep.)
-        if self
+        let kept: Vec<(Touch, Color)> = self
             .turn
             .touches
             .iter()
-            .any(|x| !involved.contains(x.square))
-        {
-            if !recovered && !self.turn.touch_unknown && !self.correcting {
-                self.tell_put_back(involved, out);
-            }
-            let kept: Vec<(Touch, Color)> = self
-                .turn
-                .touches
-                .iter()
-                .filter(|x| !involved.contains(x.square))
-                .map(|x| (*x, self.toucher(x)))
-                .collect();
-            self.touches_before = kept;
+            .filter(|x| !involved.contains(x.square))
+            .map(|x| (*x, self.toucher(x)))
+            .collect();
+        if !kept.is_empty() && !recovered && !self.turn.touch_unknown && !self.correcting {
+            self.tell_put_back(involved, out);
         }
+        self.touches_before = kept;
         let san = self.game.play(m, t);
         let say = self.s.phrases.announce(&san, m);
         let computer_moving = self.computer_moving;

@@ -50,10 +50,7 @@ impl Engine {
                 self.guard_text(start)
             }
             Look::Go(sq) => self.look_at(sq),
-            Look::Legal => {
-                self.cursor = self.exploring.then_some(start).or(self.cursor);
-                self.legal_text(start)
-            }
+            Look::Legal => self.legal_text(start),
         }
     }
 

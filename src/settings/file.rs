@@ -22,7 +22,7 @@ use crate::engine::settings::TimeAnswer;
 use crate::engine::{Millis, VoiceLevel};
 use crate::opponent::{OpponentSettings, Strength};
 use crate::speech::audio::Earcon;
-use crate::speech::speaker::{Announce, SpeechConfig, TouchesTold};
+use crate::speech::speaker::{Announce, SpeechConfig};
 use crate::speech::synth::{Backend, Voice};
 use crate::words::{FileWords, Lang, Phrases, Style};
 
@@ -713,20 +713,11 @@ fn speech_config(
             own_moves: a.own_moves.unwrap_or(da.own_moves),
             opponent_moves: a.opponent_moves.unwrap_or(da.opponent_moves),
             touched: a.touched.unwrap_or(da.touched),
-            opponent_touches: match &a.opponent_touches {
-                None => da.opponent_touches,
-                Some(s) => match TouchesTold::NAMES.iter().find(|(n, _)| n == s.get_ref()) {
-                    Some(&(_, told)) => told,
-                    None => cx.err(
-                        s.span(),
-                        "announce.opponent_touches",
-                        format!(
-                            "'{}' is no way to tell a touch (accepted: off, tone, words)",
-                            s.get_ref()
-                        ),
-                    )?,
-                },
-            },
+            opponent_touches: cx.parse(
+                &a.opponent_touches,
+                "announce.opponent_touches",
+                da.opponent_touches,
+            )?,
             sounds: match &a.sounds {
                 None => da.sounds,
                 Some(list) => list

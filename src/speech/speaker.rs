@@ -92,12 +92,17 @@ pub enum TouchesTold {
 }
 
 impl TouchesTold {
-    pub const NAMES: [(&'static str, TouchesTold); 3] = [
-        ("off", TouchesTold::Off),
-        ("tone", TouchesTold::Tone),
-        ("words", TouchesTold::Words),
-    ];
+    pub const NAMES: crate::words::Names<TouchesTold> = crate::words::Names {
+        what: "way to tell a touch",
+        table: &[
+            (TouchesTold::Off, "off"),
+            (TouchesTold::Tone, "tone"),
+            (TouchesTold::Words, "words"),
+        ],
+    };
 }
+
+crate::named!(TouchesTold);
 
 /// What to do about one game event: words to say and a tone to play.
 #[derive(Clone, Debug, PartialEq)]
