@@ -730,13 +730,24 @@ fn the_keypad_gives_every_command_its_key() {
     d.wait_for("time", |v| {
         v["type"] == "say" && v["text"].as_str().unwrap().starts_with("1 Zug. Weiß ")
     });
+    // Num Lock: the help a key at a time; 6 the next key, 5 told and not claimed, the dot
+    // leaves (and is no j'adoube).
     key("NUMLOCK", short);
     let help = d.wait_for("help", |v| v["type"] == "say" && v["priority"] == "query");
     let help = help["text"].as_str().unwrap();
     assert!(
-        help.contains("Tasten: 0 letzter Zug, lang am Zug"),
+        help.starts_with("Hilfe Taste für Taste: 6 nächste Taste")
+            && help.ends_with(". 0 letzter Zug, lang am Zug"),
         "{help}"
     );
+    for (name, text) in [
+        ("KP6", "1 Zeit, lang Züge 10"),
+        ("KP5", "5 Reklamation, lang zurücknehmen"),
+        ("KPDOT", "Hilfe beendet"),
+    ] {
+        key(name, short);
+        d.said(text);
+    }
     // The whole position, then silence: Backspace, and a long press of minus.
     for silence in ["BACKSPACE", "KPMINUS"] {
         key("KP2", short);
@@ -892,6 +903,78 @@ fn answers_in_the_words_of_each_language() {
         "Svart ger upp? Tryck igen för att bekräfta"
     );
     assert_eq!(ask(&mut sv, t, "resign"), "Svart ger upp. Vit vinner");
+}
+
+/// The keypad's help a key at a time (issue 26, point 7): the keys' lines go to the engine and
+/// are answered in the language's words; a key pressed during the walk is told, not done.
+#[test]
+fn the_keypads_help_walks_its_keys_in_words() {
+    use chessboardd::control::keys::{key_code, KeyEvent, KeyMap, Presses};
+    use chessboardd::control::settings::ControlConfig;
+    use chessboardd::words::Lang;
+    let walk = |lang: Lang, keys: &[&str]| -> Vec<String> {
+        let mut settings = in_lang(lang);
+        let control = ControlConfig {
+            keypad: Some("auto".into()),
+            ..ControlConfig::default()
+        };
+        settings.help_pages = control.help_pages(&settings.phrases);
+        settings.help = control.help(&settings.phrases);
+        let (mut e, t) = engine_after(FOOLS_MATE_MINUS_ONE, settings);
+        let mut presses = Presses::new(KeyMap::default(), 800);
+        let mut said = Vec::new();
+        for (i, key) in keys.iter().enumerate() {
+            let at = 1000 * i as u64;
+            let code = key_code(key).unwrap();
+            let mut lines = presses.event(at, KeyEvent::Down(code));
+            lines.extend(presses.event(at + 100, KeyEvent::Up(code)));
+            for line in lines {
+                said.push(ask(&mut e, t + at, &line));
+            }
+        }
+        said
+    };
+    let de = walk(
+        Lang::AppendixF,
+        &["NUMLOCK", "KP6", "KP4", "KP5", "KPASTERISK", "KPDOT", "KP0"],
+    );
+    assert_eq!(
+        de,
+        [
+            "Hilfe Taste für Taste: 6 nächste Taste, 4 vorige, jede andere Taste sagt, was sie \
+             tut; Punkt oder Enter beendet die Hilfe. 0 letzter Zug, lang am Zug",
+            "1 Zeit, lang Züge 10",
+            "0 letzter Zug, lang am Zug",
+            "5 Reklamation, lang zurücknehmen",
+            "Stern schneller, lang Material",
+            "Hilfe beendet",
+            // After the walk, 0 is the last move again.
+            "Gustav vier",
+        ]
+    );
+    // From Backspace, the last key, to the exploration's keys and the end.
+    let en = walk(
+        Lang::En,
+        &[
+            "NUMLOCK", "KPSLASH", "NUMLOCK", "KP6", "KP6", "KP6", "KP6", "ENTER",
+        ],
+    );
+    assert_eq!(
+        en,
+        [
+            "Help key by key: 6 next key, 4 back, any other key says what it does; dot or \
+             enter ends the help. 0 last move, held turn",
+            "Slash slower",
+            "Num lock help key by key, held players",
+            "Backspace silence",
+            "While exploring: 8, 2, 4, 6 and 7, 9, 1, 3 one square their way, held to the next \
+             piece; 5 guard, held legal moves; 0, then file and rank: go to a square; dot or \
+             enter ends exploring",
+            "End of the keys. 4 back; dot or enter ends the help",
+            "End of the keys. 4 back; dot or enter ends the help",
+            "Help ended",
+        ]
+    );
 }
 
 /// The lines of the control socket's answers on one connection.

@@ -7,7 +7,7 @@
 
 use shakmaty::{Color, File, Rank, Role, Square};
 
-use crate::engine::{Button, Command, Dir, Look, Query, VoiceChange};
+use crate::engine::{Button, Command, Dir, Help, Look, Query, VoiceChange};
 
 /// One command: how it is written, what follows its name, how it is spoken, what it does.
 #[derive(Copy, Clone, Debug)]
@@ -169,7 +169,13 @@ pub const COMMANDS: &[Spec] = &[
     row("resume", Args::None(Command::Resume)),
     press("new-game", Button::NewGame),
     press("takeback", Button::Takeback),
-    ask("help", Query::Help),
+    ask("help", Query::Help(Help::All)),
+    ask("help keys", Query::Help(Help::Walk)),
+    row(
+        "help key",
+        Args::Count(|n| Command::Ask(Query::Help(Help::Key(n)))),
+    ),
+    ask("help end", Query::Help(Help::End)),
     press("clock", Button::Clock),
     row("start", Args::None(Command::Start)),
     row("toggle-pause", Args::None(Command::TogglePause)),
@@ -232,23 +238,30 @@ impl Spec {
     }
 }
 
-/// The commands as help and errors list them: "last, moves N, ..., rate up|down, ...". Rows
-/// of one command with fixed arguments are told together.
+/// The commands as help and errors list them: "last, moves N, ..., rate up|down, ...,
+/// help [keys|key N|end], ...". Rows of one command are told together.
 pub fn usage() -> String {
     let mut parts: Vec<String> = Vec::new();
-    let mut last_word = "";
-    for spec in COMMANDS {
-        let word = spec.first_word();
-        let fixed: Vec<&str> = spec.fixed().collect();
-        if word == last_word && !fixed.is_empty() {
-            if let Some(p) = parts.last_mut() {
-                p.push('|');
-                p.push_str(&fixed.join(" "));
+    let mut rest = COMMANDS;
+    while let Some(first) = rest.first() {
+        let word = first.first_word();
+        let n = rest.iter().take_while(|c| c.first_word() == word).count();
+        let (group, after) = rest.split_at(n);
+        rest = after;
+        // What follows the command's name in a row: "up", "key N".
+        let tail = |c: &Spec| {
+            let fixed: Vec<&str> = c.fixed().collect();
+            format!("{}{}", fixed.join(" "), c.args.usage())
+        };
+        let tails = |rows: &[Spec]| rows.iter().map(tail).collect::<Vec<_>>().join("|");
+        parts.push(match group {
+            [one] => format!("{}{}", one.name, one.args.usage()),
+            // A row of the name alone, and rows with more words: these optional.
+            [bare, more @ ..] if bare.fixed().next().is_none() => {
+                format!("{word}{} [{}]", bare.args.usage(), tails(more))
             }
-        } else {
-            parts.push(format!("{}{}", spec.name, spec.args.usage()));
-        }
-        last_word = word;
+            all => format!("{word} {}", tails(all)),
+        });
     }
     parts.join(", ")
 }
@@ -264,10 +277,12 @@ pub fn parse(line: &str) -> Result<Command, String> {
     let words: Vec<&str> = line.split_whitespace().collect();
     let (name, _) = words.split_first().ok_or("an empty command")?;
     let bad = |what: &str| format!("{name}: {what} (commands: {})", usage());
-    let rows: Vec<&Spec> = COMMANDS
+    let mut rows: Vec<&Spec> = COMMANDS
         .iter()
         .filter(|c| c.first_word() == *name)
         .collect();
+    // The row with the most fixed words that match is the one ("help key 3" before "help").
+    rows.sort_by_key(|c| std::cmp::Reverse(c.fixed().count()));
     if rows.is_empty() {
         // What the client sent is not repeated (it may be long, or made to mislead).
         return Err(format!("unknown command (commands: {})", usage()));
@@ -325,7 +340,7 @@ mod tests {
             usage(),
             "last, moves N, time, turn, position [white|black] [PIECE], rank N, file X, \
              square SQ, promote PIECE, draw, claim, resign, adjust, pause, resume, new-game, \
-             takeback, help, clock, start, toggle-pause, rate up|down, volume up|down, hint, \
+             takeback, help [keys|key N|end], clock, start, toggle-pause, rate up|down, volume up|down, hint, \
              evaluate, switch, silence, explore, step DIR, jump DIR, guard, go SQ, touches, legal, material, players, move N"
         );
     }

@@ -105,21 +105,19 @@ pub fn key_name(code: u16) -> Option<&'static str> {
     KEY_CODES.iter().find(|(_, c)| *c == code).map(|(n, _)| *n)
 }
 
-/// How a key is named in the spoken help: its symbol, read by the voice in its own language.
-fn spoken_key(name: &str) -> String {
-    let sym = match name {
-        "KPENTER" | "ENTER" => "Enter",
-        "KPPLUS" => "+",
-        "KPMINUS" | "MINUS" => "-",
-        "KPASTERISK" => "*",
-        "KPSLASH" => "/",
-        "KPDOT" => ".",
-        "KPCOMMA" => ",",
-        "KPEQUAL" | "EQUAL" => "=",
-        "NUMLOCK" => "Num",
-        other => other.strip_prefix("KP").unwrap_or(other),
+/// How a key is named in the spoken help: a sign by its word in the language (a voice reads
+/// no "." or "*"), a digit or a letter as it is.
+fn spoken_key(name: &str, phrases: &Phrases) -> String {
+    let twin = match name {
+        "KPENTER" => "ENTER",
+        "MINUS" => "KPMINUS",
+        "EQUAL" => "KPEQUAL",
+        other => other,
     };
-    sym.to_string()
+    match crate::words::KEY_NAMES.iter().position(|k| *k == twin) {
+        Some(i) => phrases.words.key_names[i].clone(),
+        None => name.strip_prefix("KP").unwrap_or(name).to_string(),
+    }
 }
 
 /// What a key does: a command for a short press, and one for a long press.
@@ -157,8 +155,9 @@ pub const DEFAULT_KEYS: &[(&str, &str, Option<&str>)] = &[
     // (Long: the material balance and the pieces captured.)
     ("KPASTERISK", "rate up", Some("material")),
     ("KPSLASH", "rate down", None),
-    // (Long: who plays.)
-    ("NUMLOCK", "help", Some("players")),
+    // (Short: the help a key at a time, 6 next, 4 back, any key says what it does, until . or
+    // Enter. Long: who plays.)
+    ("NUMLOCK", "help keys", Some("players")),
     ("BACKSPACE", "silence", None),
 ];
 
@@ -190,27 +189,37 @@ impl Default for KeyMap {
 }
 
 impl KeyMap {
-    /// The help for these keys: "Tasten: 0 letzter Zug, lang am Zug; 1 Zeit, ...". Keys of
-    /// the keyboard that only repeat a keypad key are left out.
-    pub fn help(&self, phrases: &Phrases) -> String {
-        let w = &phrases.words;
-        let mut seen: Vec<&Binding> = Vec::new();
-        let mut parts = Vec::new();
-        let mut keys: Vec<(&str, &Binding)> = self
+    /// The keys as help tells them, one binding each: keypad keys first, and the keyboard's
+    /// keys that only repeat one of them left out (their codes are the binding's too).
+    pub fn pages(&self) -> Vec<(Vec<u16>, &'static str, &Binding)> {
+        let mut keys: Vec<(u16, &'static str, &Binding)> = self
             .0
             .iter()
-            .filter_map(|(code, b)| key_name(*code).map(|n| (n, b)))
+            .filter_map(|(code, b)| key_name(*code).map(|n| (*code, n, b)))
             .collect();
-        // Keypad keys first, so that the keyboard's twins are the ones left out.
-        keys.sort_by_key(|(n, _)| (!n.starts_with("KP") && *n != "NUMLOCK", *n));
-        for (name, b) in keys {
-            if seen.contains(&b) {
-                continue;
+        keys.sort_by_key(|(_, n, _)| (!n.starts_with("KP") && *n != "NUMLOCK", *n));
+        let mut pages: Vec<(Vec<u16>, &'static str, &Binding)> = Vec::new();
+        for (code, name, b) in keys {
+            match pages.iter_mut().find(|(_, _, seen)| *seen == b) {
+                Some((codes, _, _)) => codes.push(code),
+                None => pages.push((vec![code], name, b)),
             }
-            seen.push(b);
-            parts.push(binding_help(&spoken_key(name), b, phrases));
         }
-        format!("{}: {}", w.keys_intro, parts.join("; "))
+        pages
+    }
+
+    /// Each key's help, in the order of [`KeyMap::pages`]: "Punkt J'adoube, lang erkunden".
+    pub fn key_help(&self, phrases: &Phrases) -> Vec<String> {
+        self.pages()
+            .into_iter()
+            .map(|(_, name, b)| binding_help(&spoken_key(name, phrases), b, phrases))
+            .collect()
+    }
+
+    /// The help for these keys: "Tasten: 0 letzter Zug, lang am Zug; 1 Zeit, ...".
+    pub fn help(&self, phrases: &Phrases) -> String {
+        let parts = self.key_help(phrases);
+        format!("{}: {}", phrases.words.keys_intro, parts.join("; "))
     }
 }
 
@@ -333,20 +342,56 @@ pub struct Presses {
     /// Keys held: since when, and whether the long press has fired.
     held: BTreeMap<u16, (Millis, bool)>,
     explore: Explore,
+    /// The help being walked: the key told last (1 the first; one past the pages, its end).
+    help: Option<u32>,
+    /// The pages of the walk: the keys' bindings, then the exploration's keys.
+    pages: u32,
 }
 
 impl Presses {
     pub fn new(map: KeyMap, long_ms: Millis) -> Presses {
         Presses {
-            map,
             long_ms,
             held: BTreeMap::new(),
             explore: Explore::Off,
+            help: None,
+            pages: u32::try_from(map.pages().len() + 1).unwrap_or(u32::MAX),
+            map,
+        }
+    }
+
+    /// What `code` does while the help is walked: 6 and 4 the next and the previous key, `.`
+    /// and Enter leave, silence still silences, and every other key says what it does.
+    fn help_binding(&self, code: u16, at: u32) -> Option<Binding> {
+        let say = |line: String| Binding {
+            short: Some(line),
+            long: None,
+        };
+        match digit(code) {
+            Some(6) => return Some(say(format!("help key {}", (at + 1).min(self.pages + 1)))),
+            Some(4) => return Some(say(format!("help key {}", at.saturating_sub(1).max(1)))),
+            _ => {}
+        }
+        if matches!(key_name(code)?, "KPDOT" | "KPENTER" | "ENTER") {
+            return Some(say("help end".into()));
+        }
+        let pages = self.map.pages();
+        let page = pages.iter().position(|(codes, _, _)| codes.contains(&code));
+        match page {
+            Some(i) if pages[i].2.short.as_deref() == Some("silence") => None,
+            Some(i) => Some(say(format!("help key {}", i + 1))),
+            // A key with nothing to tell does nothing.
+            None => Some(Binding::default()),
         }
     }
 
     /// What `code` does now.
     fn binding(&self, code: u16) -> Option<Binding> {
+        if let Some(at) = self.help {
+            if let Some(b) = self.help_binding(code, at) {
+                return Some(b);
+            }
+        }
         if self.explore != Explore::Off {
             if let Some(b) = explore_binding(code) {
                 return Some(b);
@@ -357,6 +402,16 @@ impl Presses {
 
     /// A command the keys give: the exploration's own lines are taken here.
     fn give(&mut self, line: String, out: &mut Vec<String>) {
+        if line.starts_with("help ") {
+            self.help = match line.as_str() {
+                "help keys" => Some(1),
+                "help end" => None,
+                key => key
+                    .strip_prefix("help key ")
+                    .and_then(|n| n.parse().ok())
+                    .or(self.help),
+            };
+        }
         match line.as_str() {
             SQUARE_ENTRY => self.explore = Explore::File,
             "explore" => {
@@ -572,13 +627,67 @@ mod tests {
         assert!(help.contains("2 Stellung, lang Stellung Weiß"), "{help}");
         assert!(help.contains("7 Umwandlung Dame, lang Hinweis"), "{help}");
         assert!(help.contains("Enter Uhr, lang Pause oder weiter"), "{help}");
-        assert!(help.contains("+ lauter"), "{help}");
+        // Signs by their words: a voice reads no "." or "*".
+        assert!(help.contains("; Plus lauter, lang Berührungen; "), "{help}");
+        assert!(help.contains("; Punkt J'adoube, lang erkunden; "), "{help}");
+        assert!(
+            help.contains("; Stern schneller, lang Material; "),
+            "{help}"
+        );
+        assert!(
+            help.contains("; Num Hilfe Taste für Taste, lang Spieler; "),
+            "{help}"
+        );
         // The keyboard's digit row repeats the keypad: told once.
         assert_eq!(help.matches("letzter Zug").count(), 1, "{help}");
         let en = Phrases::new(Lang::En, Style::Short, FileWords::Phonetic);
-        assert!(KeyMap::default()
-            .help(&en)
-            .contains("1 time, held moves 10"));
+        let help = KeyMap::default().help(&en);
+        assert!(help.contains("1 time, held moves 10"), "{help}");
+        assert!(help.contains("; slash slower; "), "{help}");
+    }
+
+    #[test]
+    fn the_help_walks_the_keys_one_at_a_time() {
+        let mut p = Presses::new(KeyMap::default(), 800);
+        let tap = |p: &mut Presses, t: Millis, key: &str| {
+            let mut out = p.event(t, KeyEvent::Down(kp(key)));
+            out.extend(p.event(t + 50, KeyEvent::Up(kp(key))));
+            out
+        };
+        let de = Phrases::new(Lang::AppendixF, Style::Short, FileWords::Phonetic);
+        let pages = KeyMap::default().key_help(&de);
+        // The keypad's keys, then the exploration's: the keyboard's twins are not pages.
+        let keys = pages.len() as u32 + 1;
+        assert_eq!(keys, 19);
+        assert_eq!(pages[0], "0 letzter Zug, lang am Zug");
+        assert_eq!(pages[1], "1 Zeit, lang Züge 10");
+        // Num Lock: the walk begins (on release: the key has a long press).
+        assert_eq!(tap(&mut p, 0, "NUMLOCK"), ["help keys"]);
+        assert_eq!(tap(&mut p, 100, "KP6"), ["help key 2"]);
+        assert_eq!(tap(&mut p, 200, "6"), ["help key 3"]);
+        assert_eq!(tap(&mut p, 300, "KP4"), ["help key 2"]);
+        assert_eq!(tap(&mut p, 400, "KP4"), ["help key 1"]);
+        assert_eq!(tap(&mut p, 500, "KP4"), ["help key 1"]);
+        // Any other key says what it does, and does not do it: 5 is no claim, held no
+        // takeback; the walk goes on from there.
+        let five = 1 + pages.iter().position(|h| h.starts_with("5 ")).unwrap() as u32;
+        assert_eq!(tap(&mut p, 600, "KP5"), [format!("help key {five}")]);
+        assert!(p.event(700, KeyEvent::Down(kp("KP5"))).len() == 1);
+        assert!(p.advance(2000).is_empty());
+        assert!(p.event(2100, KeyEvent::Up(kp("KP5"))).is_empty());
+        assert_eq!(tap(&mut p, 2200, "KP6"), [format!("help key {}", five + 1)]);
+        // Silence still silences.
+        assert_eq!(tap(&mut p, 2300, "BACKSPACE"), ["silence"]);
+        // Past the last key: the end, and no further.
+        for i in 0..30 {
+            tap(&mut p, 2400 + i * 100, "KP6");
+        }
+        assert_eq!(tap(&mut p, 6000, "KP6"), [format!("help key {}", keys + 1)]);
+        assert_eq!(tap(&mut p, 6100, "KP4"), [format!("help key {keys}")]);
+        // The dot leaves (no j'adoube); then the keys do their commands again.
+        assert_eq!(tap(&mut p, 6200, "KPDOT"), ["help end"]);
+        assert_eq!(tap(&mut p, 6300, "KP6"), ["promote knight"]);
+        assert_eq!(tap(&mut p, 6400, "KP8"), ["promote rook"]);
     }
 
     /// Every command has its spoken name in the words, looked up by the command's name.

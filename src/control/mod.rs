@@ -46,7 +46,7 @@ pub fn answer(command: &str, result: Result<String, String>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{Button, Query, VoiceChange};
+    use crate::engine::{Button, Help, Query, VoiceChange};
     use shakmaty::{Color, File, Rank, Role, Square};
 
     fn p(s: &str) -> Result<Command, String> {
@@ -83,7 +83,9 @@ mod tests {
             assert_eq!(p(c), Ok(Command::Press(b)));
         }
         assert_eq!(p("pause"), Ok(Command::Pause));
-        assert_eq!(p("help"), Ok(Command::Ask(Query::Help)));
+        assert_eq!(p("help"), Ok(Command::Ask(Query::Help(Help::All))));
+        assert_eq!(p("help key 3"), Ok(Command::Ask(Query::Help(Help::Key(3)))));
+        assert_eq!(p("help keys"), Ok(Command::Ask(Query::Help(Help::Walk))));
         assert_eq!(p("clock"), Ok(Command::Press(Button::Clock)));
         assert_eq!(p("start"), Ok(Command::Start));
         assert_eq!(p("toggle-pause"), Ok(Command::TogglePause));

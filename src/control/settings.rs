@@ -51,6 +51,17 @@ impl ControlConfig {
         (parts.len() > 1).then(|| parts.join(". "))
     }
 
+    /// The keypad's help a key at a time (`help key N`), the exploration's keys last: the
+    /// pages [`super::keys::Presses`] walks. None without a keypad.
+    pub fn help_pages(&self, phrases: &Phrases) -> Vec<String> {
+        if self.keypad.is_none() {
+            return Vec::new();
+        }
+        let mut pages = self.keys.key_help(phrases);
+        pages.push(phrases.words.explore_keys.clone());
+        pages
+    }
+
     /// The keypad's settings, when there is one.
     pub fn keypad_config(&self) -> Option<KeypadConfig> {
         self.keypad.as_ref().map(|device| KeypadConfig {

@@ -8,7 +8,7 @@ use super::arbiter::{Engine, Held, Phase};
 use super::computer::Asked;
 use super::event::{Event, EventKind, Millis, Priority};
 use super::game::Ply;
-use super::input::{Button, Command, Query, VoiceChange, CONFIRM_MS};
+use super::input::{Button, Command, Help, Query, VoiceChange, CONFIRM_MS};
 use super::rules::Mode;
 use super::settings::TimeAnswer;
 use crate::words::{sentences, Style};
@@ -200,7 +200,7 @@ impl Engine {
                     said
                 }
             }
-            Query::Help => self.s.help.clone().unwrap_or_else(|| w.help.clone()),
+            Query::Help(part) => self.help_text(part),
         };
         self.answer(text, out)
     }
@@ -499,6 +499,29 @@ impl Engine {
     /// Who plays ("Weiß: GM Magnus Carlsen, 2830"): the asker's opponent, or both players from
     /// a shared control. Names, titles and ratings are those of `[game]`; the computer without
     /// a name there is named as the record names it.
+    /// The help: the whole of it, or the keypad's keys one at a time (the keypad keeps the
+    /// place: `help key N`).
+    fn help_text(&self, part: Help) -> String {
+        let w = &self.s.phrases.words;
+        let pages = &self.s.help_pages;
+        let whole = || self.s.help.clone().unwrap_or_else(|| w.help.clone());
+        match part {
+            Help::All => whole(),
+            Help::Walk => match pages.first() {
+                Some(first) => format!("{}. {first}", w.help_keys),
+                None => whole(),
+            },
+            Help::Key(n) => {
+                let at = usize::try_from(n).unwrap_or(usize::MAX);
+                match pages.get(at.wrapping_sub(1)) {
+                    Some(page) => page.clone(),
+                    None => w.help_end.clone(),
+                }
+            }
+            Help::End => w.help_off.clone(),
+        }
+    }
+
     fn players_text(&self) -> String {
         let w = &self.s.phrases.words;
         let tag = |name: &str| {

@@ -205,7 +205,7 @@ pub enum Query {
     Rank(Rank),
     File(File),
     Square(Square),
-    Help,
+    Help(Help),
     /// Appendix F2.9 (e): the pieces the asker's opponent touched since the last move.
     Touches,
     /// The material balance in pawns (1, 3, 3, 5, 9) and the pieces captured.
@@ -217,6 +217,19 @@ pub enum Query {
     MoveNumber(u32),
     /// Exploring the board square by square (the keypad's compass); never touches the game.
     Look(Look),
+}
+
+/// What of the help is said: the whole of it, or the keypad's keys one at a time.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Help {
+    /// The commands, and what each key and button does.
+    All,
+    /// How to walk the keys, then the first key.
+    Walk,
+    /// Key N of the walk (1 the first; past the last, the end of the keys).
+    Key(u32),
+    /// The walk left.
+    End,
 }
 
 /// A step of the board's exploration: a cursor that starts on the last move's square.

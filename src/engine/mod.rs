@@ -54,8 +54,8 @@ pub use decoder::{debounce, physical, recognise};
 pub use event::{Event, EventKind, Millis, Priority};
 pub use games::Resumed;
 pub use input::{
-    Button, Command, Dir, LinkState, Look, PortError, Query, Reading, VoiceChange, VoiceLevel,
-    CONFIRM_MS,
+    Button, Command, Dir, Help, LinkState, Look, PortError, Query, Reading, VoiceChange,
+    VoiceLevel, CONFIRM_MS,
 };
 pub use physical::{code_piece, piece_code};
 pub use settings::{Settings, TIME_WARNINGS_MS};

@@ -46,6 +46,9 @@ pub struct Settings {
     /// What `help` says, when the keys and buttons configured should be told; default: the
     /// language's list of commands.
     pub help: Option<String>,
+    /// The keypad's help a key at a time (`help key N`), the exploration's keys last; empty
+    /// without a keypad.
+    pub help_pages: Vec<String>,
     /// PGN tags of the games (Event, Round, White, Black and the like), from the config.
     pub pgn_tags: Vec<(String, String)>,
     pub phrases: Phrases,
@@ -95,6 +98,7 @@ impl Default for Settings {
             time_warnings_ms: None,
             voice: VoiceLevel::default(),
             help: None,
+            help_pages: Vec::new(),
             pgn_tags: Vec::new(),
             phrases: Phrases::new(Default::default(), Default::default(), Default::default()),
         }

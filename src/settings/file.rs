@@ -635,6 +635,7 @@ fn engine_settings(
             volume: cx.number(&raw.speech.volume, "speech.volume", 0..=200, 100, "percent")? as u32,
         },
         help: None,
+        help_pages: Vec::new(),
         pgn_tags: Vec::new(),
         phrases: Phrases::new(lang, style, files),
     };

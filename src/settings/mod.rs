@@ -194,6 +194,7 @@ impl Settings {
             let _ = phrases.words.set(key, value);
         }
         self.engine.help = self.control.help(&phrases);
+        self.engine.help_pages = self.control.help_pages(&phrases);
         self.engine.phrases = phrases;
         self.speech.voice.lang = self.lang;
     }

@@ -129,6 +129,9 @@ pub struct Words {
     pub ranks: [String; 8],
     /// King, queen, rook, bishop, knight, pawn.
     pub pieces: [String; 6],
+    /// The keys whose labels are signs a voice does not read ("." is silent), in the order
+    /// of [`KEY_NAMES`].
+    pub key_names: [String; KEY_NAMES.len()],
     pub capture: String,
     pub check: String,
     pub checkmate: String,
@@ -248,6 +251,12 @@ pub struct Words {
     pub voice_limit: String,
     pub keys_intro: String,
     pub long_press: String,
+    /// The keypad's help, key by key: how to walk it, the keys of the exploration, the end of
+    /// the keys, and the help left.
+    pub help_keys: String,
+    pub explore_keys: String,
+    pub help_end: String,
+    pub help_off: String,
     /// A claim pressed before the move that makes it (9.2a, 9.3a): the move is awaited.
     pub claim_with_move: String,
     /// That claim still waiting, and the player has touched nothing.
@@ -323,8 +332,24 @@ impl std::ops::DerefMut for CommandWords {
     }
 }
 
+/// The keys named in words (`key_names`), by their Linux names: the keypad's signs, and the
+/// keyboard keys a voice would spell.
+pub const KEY_NAMES: [&str; 11] = [
+    "KPDOT",
+    "KPPLUS",
+    "KPMINUS",
+    "KPASTERISK",
+    "KPSLASH",
+    "ENTER",
+    "NUMLOCK",
+    "BACKSPACE",
+    "SPACE",
+    "KPCOMMA",
+    "KPEQUAL",
+];
+
 /// How many commands there are.
-pub const COMMAND_COUNT: usize = 39;
+pub const COMMAND_COUNT: usize = 42;
 
 /// The commands' names, as the `[commands]` table of a language's data file has them, in the
 /// order a list of them is given in the config (`[speech.words] commands = [...]`).
@@ -347,6 +372,9 @@ pub const COMMAND_KEYS: [&str; COMMAND_COUNT] = [
     "new-game",
     "takeback",
     "help",
+    "help keys",
+    "help key",
+    "help end",
     "clock",
     "start",
     "toggle-pause",
@@ -422,7 +450,7 @@ macro_rules! word_fields {
     ($($f:ident),* $(,)?) => {
         impl Words {
             /// The keys of `[speech.words]`.
-            pub const KEYS: &'static [&'static str] = &["files", "ranks", "pieces", "commands", $(stringify!($f)),*];
+            pub const KEYS: &'static [&'static str] = &["files", "ranks", "pieces", "key_names", "commands", $(stringify!($f)),*];
 
             /// Every text of the table.
             pub fn all_texts(&self) -> Vec<&str> {
@@ -430,6 +458,7 @@ macro_rules! word_fields {
                 v.extend(self.files.iter().map(String::as_str));
                 v.extend(self.ranks.iter().map(String::as_str));
                 v.extend(self.pieces.iter().map(String::as_str));
+                v.extend(self.key_names.iter().map(String::as_str));
                 v.extend(self.commands.iter().map(String::as_str));
                 $( v.push(&self.$f); )*
                 v
@@ -441,6 +470,7 @@ macro_rules! word_fields {
                     "files" => self.files = word_list(key, value)?,
                     "ranks" => self.ranks = word_list(key, value)?,
                     "pieces" => self.pieces = word_list(key, value)?,
+                    "key_names" => self.key_names = word_list(key, value)?,
                     "commands" => self.set_commands(value)?,
                     $( stringify!($f) => {
                         self.$f = value
@@ -553,6 +583,10 @@ word_fields!(
     voice_limit,
     keys_intro,
     long_press,
+    help_keys,
+    explore_keys,
+    help_end,
+    help_off,
     claim_with_move,
     waiting_for_move,
     may_claim_win,

@@ -555,7 +555,7 @@ mod tests {
         // Every key is settable, and every text of the table is listed.
         for key in Words::KEYS
             .iter()
-            .filter(|k| !matches!(**k, "files" | "ranks" | "pieces" | "commands"))
+            .filter(|k| !matches!(**k, "files" | "ranks" | "pieces" | "key_names" | "commands"))
         {
             w.set(key, &toml::Value::String(format!("<{key}>")))
                 .unwrap();
@@ -563,7 +563,7 @@ mod tests {
         let texts = w.all_texts();
         assert_eq!(
             texts.len(),
-            8 + 8 + 6 + COMMAND_COUNT + Words::KEYS.len() - 4
+            8 + 8 + 6 + 11 + COMMAND_COUNT + Words::KEYS.len() - 5
         );
         assert!(texts.contains(&"<board_lost>"));
     }
