@@ -994,3 +994,112 @@ fn the_computer_switched_off_while_its_move_is_executed() {
     g.player("b8c6");
     assert_eq!(moves(&g.take()).len(), 2);
 }
+
+/// Issue 26, point 6: the computer thinking a while is said once, a few seconds after the
+/// player's move ("Computer denkt"), in the language's words; a quick answer says nothing.
+#[test]
+fn the_computer_thinking_a_while_is_said() {
+    for (lang, words) in [
+        (Lang::AppendixF, "Computer denkt"),
+        (Lang::En, "The computer is thinking"),
+    ] {
+        let s = Settings {
+            phrases: Phrases::new(lang, Style::Short, FileWords::Phonetic),
+            ..casual()
+        };
+        let mut g = Game::new(s, Color::Black);
+        g.player("e2e4");
+        g.take();
+        // Answered at once: nothing said but the move.
+        assert!(g.computer("e7e5"));
+        g.lift(Square::E7);
+        g.place(Square::E5);
+        g.take();
+        g.player("g1f3");
+        g.take();
+        g.wait(2_700);
+        let ev = g.take();
+        assert!(!said(&ev).iter().any(|s| s == words), "{:?}", said(&ev));
+        g.wait(300);
+        let ev = g.take();
+        assert_eq!(said(&ev), [words]);
+        // Once.
+        g.wait(20_000);
+        assert!(said(&g.take()).is_empty());
+        assert!(g.computer("b8c6"));
+        assert!(!said(&g.take()).iter().any(|s| s == words));
+    }
+}
+
+/// A capture of the computer's that the player leaves half done (the captured piece taken
+/// off, the capturing one not moved) is reminded, as a wrong execution is; finished, it
+/// stands.
+#[test]
+fn a_half_executed_capture_is_reminded() {
+    use Square::*;
+    let mut g = Game::new(casual(), Color::Black);
+    g.player("e2e4");
+    assert!(g.computer("d7d5"));
+    g.lift(D7);
+    g.place(D5);
+    g.player("b1c3");
+    g.take();
+    assert!(g.computer("d5e4"));
+    let ev = g.take();
+    assert_eq!(said(&ev), ["David schlägt Eva vier"]);
+    // The white pawn taken off, the black one left on d5.
+    g.lift(E4);
+    g.wait(5_000);
+    let ev = g.take();
+    assert!(mismatches(&ev).is_empty(), "{ev:?}");
+    assert!(said(&ev).is_empty(), "{:?}", said(&ev));
+    g.wait(1_000);
+    let ev = g.take();
+    assert_eq!(mismatches(&ev), [(vec![E4], vec![D5])]);
+    assert_eq!(
+        said(&ev),
+        ["Auf Ihrem Brett: Bauer von David fünf schlägt Eva vier"]
+    );
+    g.lift(D5);
+    g.place(E4);
+    let ev = g.take();
+    assert_eq!(replicated(&ev).len(), 1, "{ev:?}");
+}
+
+/// The computer's move left unexecuted is no free thinking time: the player's clock starts
+/// `execution_ms` after the move was announced, and the move is said again.
+#[test]
+fn the_players_clock_starts_after_a_bounded_execution_time() {
+    use Square::*;
+    let s = Settings {
+        time_control: Some("600+0".parse().unwrap()),
+        execution_ms: 8_000,
+        ..casual()
+    };
+    let mut g = Game::new(s, Color::Black);
+    g.player("e2e4");
+    g.take();
+    assert!(g.computer("c7c5"));
+    let t_move = g.t;
+    g.take();
+    let white = g.e.clocks(g.t).unwrap().0;
+    g.wait(t_move + 7_900 - g.t);
+    assert_eq!(g.e.running_clock(), None);
+    assert!(said(&g.take()).is_empty());
+    g.wait(t_move + 8_000 - g.t);
+    assert_eq!(g.e.running_clock(), Some(Color::White));
+    let ev = g.take();
+    assert_eq!(
+        said(&ev),
+        ["Auf Ihrem Brett: Bauer von Cesar sieben nach Cesar fünf"]
+    );
+    // Executed later: the clock ran from the bound, not from the execution.
+    g.wait(5_000);
+    g.lift(C7);
+    g.place(C5);
+    let ev = g.take();
+    assert_eq!(replicated(&ev).len(), 1);
+    assert_eq!(g.e.running_clock(), Some(Color::White));
+    let used = (g.t - (t_move + 8_000)) as i64;
+    assert_eq!(g.e.clocks(g.t).unwrap().0, white - used);
+}

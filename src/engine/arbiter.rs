@@ -238,6 +238,12 @@ pub struct Engine {
     /// The computer's move is being executed on the board (`Phase::Replicating`): the player's
     /// clock starts when it stands there.
     pub(super) computer_executing: bool,
+    /// Since when the computer has had the move without answering, until "Computer denkt" is
+    /// said (a few seconds on).
+    pub(super) computer_since: Option<Millis>,
+    /// When the player's clock starts though the computer's move is not executed yet
+    /// (`Settings::execution_ms` after it was announced).
+    pub(super) execution_due: Option<Millis>,
     /// Takebacks made (a position's key: an answer for a position taken back is dropped).
     pub(super) takebacks: u64,
     /// What the board was seen doing since the agreed point, in time order: the stories of
@@ -310,6 +316,8 @@ impl Engine {
             computer: None,
             computer_moving: false,
             computer_executing: false,
+            computer_since: None,
+            execution_due: None,
             takebacks: 0,
             log: Vec::new(),
             agreed: Agreed::default(),
@@ -457,6 +465,8 @@ impl Engine {
         self.turn.reset();
         self.alt = None;
         self.mismatch.due = None;
+        self.execution_due = None;
+        self.computer_since = self.computer_to_move().then_some(self.now);
         if let Phase::Holding(_) = self.phase {
             self.phase = Phase::Moving;
         }

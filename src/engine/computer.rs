@@ -21,7 +21,9 @@
 //!   not yet executed (F2.3 b), and the time the player needs to listen, find the pieces and
 //!   place them is the computer's execution, not his reflection;
 //! - the player's clock starts when the computer's move stands on the board (the `replicated`
-//!   event): then the move is executed and announced, as F2.3 asks.
+//!   event): then the move is executed and announced, as F2.3 asks; or, at the latest,
+//!   `Settings::execution_ms` after the move was announced (the move said again), so that a
+//!   move left unexecuted is no free time to think.
 //!
 //! A player could think while executing; but a blind player executing by touch, and a sighted
 //! player reading the move from a speaker, would otherwise lose time the computer does not, and
@@ -79,6 +81,9 @@ pub struct ComputerRequest {
     pub clocks: Option<UciClocks>,
 }
 
+/// How long the computer has the move before "Computer denkt" is said.
+pub const THINKING_TOLD_MS: Millis = 3000;
+
 /// The FEN of the standard start position.
 const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
@@ -118,6 +123,7 @@ impl Engine {
     /// May be set before or after a game is started or resumed.
     pub fn set_computer(&mut self, computer: Option<(Color, String)>) {
         self.computer = computer;
+        self.computer_since = self.computer_to_move().then_some(self.now);
     }
 
     /// The computer's colour, if the player plays against the computer.
@@ -209,8 +215,50 @@ impl Engine {
         self.relinked = false;
         self.phase = Phase::Replicating { m };
         self.computer_executing = true;
+        self.computer_since = None;
+        self.execution_due = (self.clock.is_some() && self.s.execution_ms > 0)
+            .then(|| self.now.saturating_add(self.s.execution_ms));
         self.evaluate(out);
         true
+    }
+
+    /// The computer has had the move for [`THINKING_TOLD_MS`]: "Computer denkt", once (told
+    /// later when it cannot be asked yet: the board not set up, the clocks paused).
+    pub(super) fn tell_thinking(&mut self, out: &mut Vec<Event>) {
+        self.computer_since = None;
+        if self.computer_request(self.now).is_some() {
+            let text = self.s.phrases.words.computer_thinking.clone();
+            self.say(out, text, Priority::Info);
+        } else if self.computer_to_move() {
+            self.computer_since = Some(self.now);
+        }
+    }
+
+    /// The computer's move has waited [`Settings::execution_ms`] to be executed: the player's
+    /// clock starts, and the move is said again.
+    ///
+    /// [`Settings::execution_ms`]: super::Settings::execution_ms
+    pub(super) fn execution_over(&mut self, out: &mut Vec<Event>) {
+        self.execution_due = None;
+        let Phase::Replicating { m } = self.phase else {
+            return;
+        };
+        if !self.computer_executing {
+            return;
+        }
+        let turn = self.game.pos.turn();
+        let started = self.clock.as_mut().is_some_and(|c| {
+            let start = c.running().is_none() && !c.is_paused();
+            if start {
+                c.start(turn, self.now);
+            }
+            start
+        });
+        if started {
+            self.emit_clock(out);
+            let text = self.s.phrases.on_your_board(m);
+            self.say(out, text, Priority::Info);
+        }
     }
 
     /// The computer's move stands on the board: the player's turn begins, and his clock.

@@ -571,7 +571,11 @@ impl Engine {
         let off = before.board().occupied() ^ self.phys.occupied();
         if (off & !involved).is_empty() && self.phys.wrong_pieces(self.game.pos.board()).is_empty()
         {
-            self.mismatch.due = None;
+            // A capture begun and left half done (the captured piece taken off, the capturing
+            // one not moved; or the capturing piece held on and on) is reminded, later than a
+            // wrong execution: putting a piece aside takes a moment.
+            self.mismatch.due = (m.is_capture() && !off.is_empty())
+                .then(|| self.now.saturating_add(2 * self.s.mismatch_ms));
         } else {
             self.mismatch.due = Some(self.now.saturating_add(self.s.mismatch_ms));
         }

@@ -23,6 +23,9 @@ pub struct Settings {
     /// an illegally placed piece stands before the illegal move counts.
     pub settle_ms: Millis,
     pub mismatch_ms: Millis,
+    /// Against the computer: the player's clock starts this long after the computer's move
+    /// is announced, executed on the board or not (0: only when it stands there).
+    pub execution_ms: Millis,
     pub promotion_ms: Millis,
     pub promotion_default: Role,
     pub time_control: Option<TimeControl>,
@@ -88,6 +91,7 @@ impl Default for Settings {
             debounce_ms: 30,
             settle_ms: 300,
             mismatch_ms: 3000,
+            execution_ms: 10_000,
             promotion_ms: 3000,
             promotion_default: Role::Queen,
             time_control: None,

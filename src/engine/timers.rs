@@ -17,6 +17,10 @@ pub(super) enum Due {
     Board,
     Hold,
     Mismatch,
+    /// The computer has thought a while: it is said.
+    Thinking,
+    /// The computer's move has waited long enough to be executed: the player's clock starts.
+    Execution,
 }
 
 impl Engine {
@@ -44,6 +48,14 @@ impl Engine {
             consider(h.due, Due::Hold);
         }
         consider(self.mismatch.due, Due::Mismatch);
+        if self.phase != Phase::Over {
+            let thinking = super::computer::THINKING_TOLD_MS;
+            consider(
+                self.computer_since.map(|t| t.saturating_add(thinking)),
+                Due::Thinking,
+            );
+            consider(self.execution_due, Due::Execution);
+        }
         next
     }
 
@@ -73,6 +85,8 @@ impl Engine {
                 self.batch = batch;
             }
             Due::Hold => self.hold_due(out),
+            Due::Thinking => self.tell_thinking(out),
+            Due::Execution => self.execution_over(out),
             Due::Mismatch => {
                 self.mismatch.due = None;
                 // A board that is away shows nothing new: it is judged when it is back (looked

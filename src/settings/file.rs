@@ -64,6 +64,7 @@ pub struct RawOpponent {
     pub elo: Option<Spanned<i64>>,
     pub level: Option<Spanned<i64>>,
     pub movetime_ms: Option<Spanned<i64>>,
+    pub execution_ms: Option<Spanned<i64>>,
     pub threads: Option<Spanned<i64>>,
     pub hash_mb: Option<Spanned<i64>>,
     pub book: Option<Spanned<String>>,
@@ -571,6 +572,12 @@ fn engine_settings(
             "board.mismatch_ms",
             100..=60_000,
             d.mismatch_ms,
+        )?,
+        execution_ms: cx.millis(
+            &raw.opponent.execution_ms,
+            "opponent.execution_ms",
+            0..=600_000,
+            d.execution_ms,
         )?,
         promotion_ms: cx.millis(
             &raw.rules.promotion_timeout_ms,

@@ -386,6 +386,16 @@ mod tests {
         assert_eq!(o.color, ColorChoice::Random);
         assert_eq!(o.strength, Strength::Level(5));
         assert_eq!((o.movetime_ms, o.threads, o.hash_mb), (300, 2, 64));
+        assert_eq!(c.engine.execution_ms, 10_000);
+        let c = Settings::parse(Path::new("o.toml"), "[opponent]\nexecution_ms = 0\n").unwrap();
+        assert_eq!(c.engine.execution_ms, 0);
+        let e = Settings::parse(Path::new("o.toml"), "[opponent]\nexecution_ms = -5\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("o.toml:2:") && e.contains("opponent.execution_ms"),
+            "{e}"
+        );
         // Written but not enabled: `--opponent engine` takes it, `--elo` over its level.
         let written = "[opponent]\nengine = \"/opt/sf\"\nlevel = 5\n";
         let mut c = Settings::parse(Path::new("o.toml"), written).unwrap();

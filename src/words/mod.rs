@@ -303,6 +303,8 @@ pub struct Words {
     pub training_only: String,
     /// After the colours are switched: "{side}" is the player's colour.
     pub you_play: String,
+    /// The computer has had the move a few seconds and not answered yet.
+    pub computer_thinking: String,
     /// The spoken name of each command, in the order of [`COMMAND_KEYS`]; by name:
     /// [`Words::command`].
     pub commands: CommandWords,
@@ -612,6 +614,7 @@ word_fields!(
     no_computer,
     training_only,
     you_play,
+    computer_thinking,
 );
 
 fn word_list<const N: usize>(key: &str, value: &toml::Value) -> Result<[String; N], String> {

@@ -211,7 +211,7 @@ impl Phrases {
     }
 
     /// Two boards: the move to execute on one's own board, whole (F2.1): "Auf Ihrem Brett:
-    /// Springer von Gustav eins nach Felix drei".
+    /// Springer von Gustav eins nach Felix drei", "Bauer von David fünf schlägt Eva vier".
     pub fn on_your_board(&self, m: Move) -> String {
         let w = &self.words;
         let what = match m {
@@ -223,7 +223,8 @@ impl Phrases {
                 let mut s = w.piece(m.role()).to_string();
                 push(&mut s, &w.from);
                 self.push_square(&mut s, m.from().unwrap_or(m.to()));
-                push(&mut s, &w.to);
+                // A capture says so: the captured piece is to be taken off too.
+                push(&mut s, if m.is_capture() { &w.capture } else { &w.to });
                 self.push_square(&mut s, m.to());
                 if let Some(p) = m.promotion() {
                     push(&mut s, w.piece(p));
