@@ -8,6 +8,7 @@ use chessboardd::engine::rules::Mode;
 use chessboardd::engine::table::Table;
 use chessboardd::engine::{
     Asked, Button, Command, ComputerAnswer, Engine, Event, EventKind, Reading, Resumed, Settings,
+    UciClocks,
 };
 use chessboardd::words::{FileWords, Lang, Phrases, Style};
 use shakmaty::fen::Fen;
@@ -325,6 +326,12 @@ fn the_clocks_against_the_computer() {
         (white, 600_000 - black_used, 5_000, 5_000)
     );
     assert_eq!(clocks.movestogo, None);
+    // It may think twice its share of its time (20 moves to go) and its increment, no more.
+    let own = 600_000 - black_used;
+    assert_eq!(clocks.budget_ms, 2 * (own / 20) + 5_000);
+    assert_eq!(UciClocks::budget(3_000, 0, None), 300);
+    assert_eq!(UciClocks::budget(700, 2_000, Some(1)), 200);
+    assert_eq!(UciClocks::budget(300, 0, None), 100);
     assert_eq!(
         clocks.go_args(),
         format!(

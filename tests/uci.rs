@@ -195,6 +195,7 @@ fn searches_with_castling_en_passant_and_promotion() {
                 winc: 0,
                 binc: 0,
                 movestogo: Some(20),
+                budget: 2000,
             },
         });
         let (id, m, _) = best(&mut uci, Duration::from_secs(10)).await;
@@ -361,6 +362,52 @@ fn a_killed_engine_is_started_again_and_the_search_answered() {
         assert!(t.elapsed() < Duration::from_secs(8), "{:?}", t.elapsed());
         assert_ne!(uci.pid(), first);
         assert!(uci.pid() > 0);
+        uci.quit().await;
+    });
+}
+
+/// Under a clock the computer thinks within its move's budget: an engine that would think on
+/// (it answers only `stop`) is stopped when the budget is spent, and its move is taken.
+#[test]
+fn a_search_under_a_clock_is_stopped_when_its_budget_is_spent() {
+    let dir = temp_dir("budget");
+    let engine = script(
+        &dir,
+        "ponders",
+        "while read line; do case \"$line\" in \
+         uci) echo 'id name Ponders'; echo uciok;; \
+         isready) echo readyok;; \
+         stop) echo 'bestmove e7e5';; \
+         quit) exit 0;; \
+         esac; done",
+    );
+    rt().block_on(async {
+        let settings = OpponentSettings {
+            engine,
+            ..OpponentSettings::default()
+        };
+        let mut uci = Uci::start(&settings).await.unwrap();
+        let t = Instant::now();
+        uci.search(Search {
+            id: 7,
+            fen: None,
+            moves: vec!["e2e4".into()],
+            go: Go::Clocks {
+                wtime: 600_000,
+                btime: 600_000,
+                winc: 0,
+                binc: 0,
+                movestogo: None,
+                budget: 400,
+            },
+        });
+        let (id, m, _) = best(&mut uci, Duration::from_secs(10)).await;
+        let took = t.elapsed();
+        assert_eq!((id, m.as_deref()), (7, Some("e7e5")));
+        assert!(
+            took >= Duration::from_millis(400) && took < Duration::from_secs(3),
+            "{took:?}"
+        );
         uci.quit().await;
     });
 }

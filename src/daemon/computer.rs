@@ -174,6 +174,7 @@ impl Computer {
                 winc: c.winc.max(0) as u64,
                 binc: c.binc.max(0) as u64,
                 movestogo: c.movestogo,
+                budget: c.budget_ms.max(0) as u64,
             },
             None => Go::MoveTime(self.settings.movetime_ms),
         };

@@ -50,6 +50,20 @@ pub struct UciClocks {
     /// Moves to the next time control of the side to move, when its period has a move count
     /// (UCI `movestogo`).
     pub movestogo: Option<u32>,
+    /// The longest the computer may think on this move (ms): twice its average time a move
+    /// (its time over the moves to go, 20 when the period has no count) and its increment,
+    /// never its whole clock. The engine manages its own time below that; the daemon stops a
+    /// search that goes past it.
+    pub budget_ms: i64,
+}
+
+impl UciClocks {
+    /// The budget of a move: twice `own`'s share over the moves to go, and the increment; at
+    /// most `own` less half a second, at least 100 ms.
+    pub fn budget(own: i64, inc: i64, movestogo: Option<u32>) -> i64 {
+        let share = own / i64::from(movestogo.unwrap_or(20).clamp(1, 40));
+        (2 * share + inc).min(own.saturating_sub(500)).max(100)
+    }
 }
 
 impl UciClocks {
@@ -171,6 +185,11 @@ impl Engine {
                 winc: c.increment(Color::White),
                 binc: c.increment(Color::Black),
                 movestogo: c.moves_to_go(turn),
+                budget_ms: UciClocks::budget(
+                    c.remaining(turn, now),
+                    c.increment(turn),
+                    c.moves_to_go(turn),
+                ),
             }
         });
         Some(ComputerRequest {

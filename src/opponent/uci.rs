@@ -131,6 +131,8 @@ pub enum Go {
         winc: u64,
         binc: u64,
         movestogo: Option<u32>,
+        /// The longest this move may take (ms): the search is stopped then.
+        budget: u64,
     },
 }
 
@@ -145,6 +147,7 @@ impl Go {
                 winc,
                 binc,
                 movestogo,
+                ..
             } => {
                 let mut s = format!("go wtime {wtime} btime {btime} winc {winc} binc {binc}");
                 if let Some(n) = movestogo {
@@ -155,13 +158,15 @@ impl Go {
         }
     }
 
-    /// The longest the search may take before the engine is thought to hang.
+    /// The longest the search may take: it is stopped then (and the engine thought to hang
+    /// when it does not answer the stop).
     fn limit(&self) -> Duration {
-        let ms = match self {
-            Go::MoveTime(ms) => *ms,
-            Go::Clocks { wtime, btime, .. } => (*wtime).max(*btime).min(3_600_000),
-        };
-        Duration::from_millis(ms) + GRACE
+        match self {
+            // (A move time is the engine's to keep: the grace is for its overshoot.)
+            Go::MoveTime(ms) => Duration::from_millis(*ms) + GRACE,
+            // The budget is the daemon's: the search is stopped when it is spent.
+            Go::Clocks { budget, .. } => Duration::from_millis((*budget).min(3_600_000)),
+        }
     }
 }
 
@@ -760,7 +765,7 @@ async fn run_until_down(
                 if st.stopped {
                     return Some("does not answer".into());
                 }
-                tracing::warn!("opponent: the engine thinks past its time: stop");
+                tracing::info!("opponent: the engine's time for this move is spent: stop");
                 if stop(proc, st).await.is_err() {
                     return Some("closed its input".into());
                 }
@@ -941,12 +946,18 @@ mod tests {
                 winc: 2000,
                 binc: 2000,
                 movestogo: None,
+                budget: 6000,
             },
         };
         assert_eq!(s.position(), "position startpos moves e2e4 e7e5");
         assert_eq!(
             s.go.command(),
             "go wtime 60000 btime 59000 winc 2000 binc 2000"
+        );
+        assert_eq!(s.go.limit(), Duration::from_millis(6000));
+        assert_eq!(
+            Go::MoveTime(1000).limit(),
+            Duration::from_millis(1000) + GRACE
         );
     }
 }
