@@ -46,7 +46,7 @@ fn questions_are_answered_in_words() {
     );
     assert_eq!(ask(&mut e, t, "turn"), "Schwarz am Zug");
     assert_eq!(ask(&mut e, t, "time"), "2 Züge. Schwarz am Zug");
-    assert_eq!(ask(&mut e, t, "square g4"), "Weiß Bauer auf Gustav vier");
+    assert_eq!(ask(&mut e, t, "square g4"), "Weißer Bauer auf Gustav vier");
     assert_eq!(ask(&mut e, t, "square g2"), "Gustav zwei leer");
     assert_eq!(ask(&mut e, t, "file g"), "Linie Gustav: Weiß: Springer Gustav eins, Bauer Gustav vier. Schwarz: Springer Gustav acht, Bauer Gustav sieben");
     assert_eq!(
@@ -130,22 +130,22 @@ fn legal_says_where_a_piece_can_go() {
     let (mut e, t) = engine_after(FOOLS_MATE_MINUS_ONE, Settings::default());
     assert_eq!(
         ask(&mut e, t, "legal"),
-        "Weiß Bauer auf Gustav vier: Gustav fünf"
+        "Weißer Bauer auf Gustav vier: Gustav fünf"
     );
     ask(&mut e, t, "go e8");
     assert_eq!(
         ask(&mut e, t, "legal"),
-        "Schwarz König auf Eva acht: König Eva sieben"
+        "Schwarzer König auf Eva acht: König Eva sieben"
     );
     ask(&mut e, t, "go d1");
     assert_eq!(
         ask(&mut e, t, "legal"),
-        "Weiß Dame auf David eins: keine Züge"
+        "Weiße Dame auf David eins: keine Züge"
     );
     ask(&mut e, t, "go d8");
     let queen = ask(&mut e, t, "legal");
     let (piece, moves) = queen.split_once(": ").unwrap();
-    assert_eq!(piece, "Schwarz Dame auf David acht");
+    assert_eq!(piece, "Schwarze Dame auf David acht");
     let mut moves: Vec<&str> = moves.split(", ").collect();
     moves.sort_unstable();
     assert_eq!(
@@ -162,7 +162,7 @@ fn legal_says_where_a_piece_can_go() {
     ask(&mut e, t, "go d1");
     assert_eq!(
         ask(&mut e, t, "legal"),
-        "White Queen on David one: no moves"
+        "White queen on David one: no moves"
     );
 }
 
@@ -420,7 +420,7 @@ fn the_control_socket_answers_ctl() {
     assert_eq!(code, Some(0));
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["ok"], true);
-    assert_eq!(v["text"], "Schwarz Springer auf David drei");
+    assert_eq!(v["text"], "Schwarzer Springer auf David drei");
     let (code, out) = ctl(&["moves", "2"]);
     assert_eq!(code, Some(0));
     assert!(
@@ -555,7 +555,7 @@ fn every_command_through_the_socket() {
         ("position black K", "Schwarz: König Eva acht"),
         ("rank 4", "Reihe vier: Weiß: Bauer Eva vier"),
         ("file e", "Linie Eva: Weiß: König Eva eins, Bauer Eva vier. Schwarz: König Eva acht, Bauer Eva fünf"),
-        ("square e5", "Schwarz Bauer auf Eva fünf"),
+        ("square e5", "Schwarzer Bauer auf Eva fünf"),
         ("square e3", "Eva drei leer"),
         ("adjust", "J'adoube"),
         ("draw", "Weiß bietet Remis an"),
@@ -761,15 +761,19 @@ fn the_keypad_gives_every_command_its_key() {
     // up one square, then 0 4 1 to d1, 0 5 8 to e8 and 5 held: where the king can go; Enter
     // leaves, and is no clock press.
     let explore: &[(&str, u64, &str)] = &[
-        ("KPDOT", long, "Erkunden. Schwarz Bauer auf Eva fünf"),
+        ("KPDOT", long, "Erkunden. Schwarzer Bauer auf Eva fünf"),
         ("KP8", short, "Eva sechs leer"),
         ("KP0", short, ""),
         ("KP4", short, ""),
-        ("KP1", short, "Weiß Dame auf David eins"),
+        ("KP1", short, "Weiße Dame auf David eins"),
         ("KP0", short, ""),
         ("KP5", short, ""),
-        ("KP8", short, "Schwarz König auf Eva acht"),
-        ("KP5", long, "Schwarz König auf Eva acht: König Eva sieben"),
+        ("KP8", short, "Schwarzer König auf Eva acht"),
+        (
+            "KP5",
+            long,
+            "Schwarzer König auf Eva acht: König Eva sieben",
+        ),
         ("KPENTER", short, "Erkunden beendet"),
     ];
     for (name, hold, text) in explore {
@@ -975,6 +979,30 @@ fn the_keypads_help_walks_its_keys_in_words() {
             "Help ended",
         ]
     );
+}
+
+/// After a takeback, `last` is the move now last, not the one taken back.
+#[test]
+fn last_after_a_takeback_is_the_move_now_last() {
+    let casual = Settings {
+        mode: chessboardd::engine::rules::Mode::Casual,
+        ..Settings::default()
+    };
+    let (mut e, t) = engine_after(
+        "lift e2\nplace e4\nlift e7\nplace e5\nlift g1\nplace f3\n",
+        casual,
+    );
+    assert_eq!(ask(&mut e, t, "last"), "Springer Felix drei");
+    assert_eq!(
+        ask(&mut e, t, "takeback"),
+        "Zurücknehmen? Zum Bestätigen nochmals"
+    );
+    assert_eq!(
+        ask(&mut e, t + 100, "takeback"),
+        "Zurückgenommen: Springer Felix drei"
+    );
+    assert_eq!(ask(&mut e, t + 200, "last"), "Eva fünf");
+    assert_eq!(ask(&mut e, t + 300, "moves 1"), "1. Schwarz Eva fünf");
 }
 
 /// The lines of the control socket's answers on one connection.
@@ -1259,18 +1287,21 @@ fn the_board_is_explored_square_by_square() {
     let plies = e.game().plies.len();
     assert_eq!(
         ask(&mut e, t, "explore"),
-        "Erkunden. Weiß Bauer auf Gustav vier"
+        "Erkunden. Weißer Bauer auf Gustav vier"
     );
     assert_eq!(ask(&mut e, t, "step up"), "Gustav fünf leer");
     assert_eq!(ask(&mut e, t, "step down-right"), "Hector vier leer");
-    assert_eq!(ask(&mut e, t, "jump up"), "Schwarz Bauer auf Hector sieben");
+    assert_eq!(
+        ask(&mut e, t, "jump up"),
+        "Schwarzer Bauer auf Hector sieben"
+    );
     assert_eq!(
         ask(&mut e, t, "step right"),
-        "Rand. Schwarz Bauer auf Hector sieben"
+        "Rand. Schwarzer Bauer auf Hector sieben"
     );
     assert_eq!(
         ask(&mut e, t, "jump left"),
-        "Schwarz Bauer auf Gustav sieben"
+        "Schwarzer Bauer auf Gustav sieben"
     );
     // Black's queen on d8 mates on h4: who guards h4.
     assert_eq!(ask(&mut e, t, "go h4"), "Hector vier leer");
@@ -1278,10 +1309,10 @@ fn the_board_is_explored_square_by_square() {
         ask(&mut e, t, "guard"),
         "Hector vier leer. Angegriffen von Weiß: niemandem; Schwarz: Dame David acht"
     );
-    assert_eq!(ask(&mut e, t, "go e5"), "Schwarz Bauer auf Eva fünf");
+    assert_eq!(ask(&mut e, t, "go e5"), "Schwarzer Bauer auf Eva fünf");
     assert_eq!(
         ask(&mut e, t, "guard"),
-        "Schwarz Bauer auf Eva fünf. Gedeckt von niemandem. Angegriffen von niemandem"
+        "Schwarzer Bauer auf Eva fünf. Gedeckt von niemandem. Angegriffen von niemandem"
     );
     assert_eq!(ask(&mut e, t, "explore"), "Erkunden beendet");
     assert_eq!(e.game().plies.len(), plies);

@@ -75,7 +75,7 @@ impl Engine {
         format!("{}. {}", self.s.phrases.words.edge, self.square_text(sq))
     }
 
-    /// What stands on `sq`: "Weiß Bauer auf Eva vier", "Eva fünf leer" (the `square` answer).
+    /// What stands on `sq`: "Weißer Bauer auf Eva vier", "Eva fünf leer" (the `square` answer).
     pub(super) fn square_text(&self, sq: Square) -> String {
         let p = &self.s.phrases;
         let w = &p.words;
@@ -83,13 +83,13 @@ impl Engine {
             Some(pc) => {
                 let mut on = w.on.clone();
                 p.push_square(&mut on, sq);
-                format!("{} {} {on}", w.color(pc.color), w.piece(pc.role))
+                format!("{} {on}", w.side_piece(pc.color, pc.role))
             }
             None => format!("{} {}", p.square(sq), w.empty),
         }
     }
 
-    /// The legal moves of the piece on `sq`, each as it is announced ("Weiß Springer auf
+    /// The legal moves of the piece on `sq`, each as it is announced ("Weißer Springer auf
     /// Gustav eins: Springer Felix drei, Springer Hector drei"); a piece of the player not to
     /// move, as if it were his turn (none while his opponent is in check).
     fn legal_text(&self, sq: Square) -> String {

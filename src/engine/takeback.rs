@@ -76,6 +76,12 @@ impl Engine {
     pub(super) fn take_back(&mut self, out: &mut Vec<Event>) {
         let Some(ply) = self.game.undo() else { return };
         self.takebacks += 1;
+        // `last` is the move now last.
+        self.last_say = self
+            .game
+            .plies
+            .last()
+            .map(|p| self.s.phrases.announce(&p.san, p.m));
         self.computer_executing = false;
         let ply_no = ply_number(&ply.before);
         self.emit(

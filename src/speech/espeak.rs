@@ -13,6 +13,7 @@ use std::sync::{Mutex, OnceLock};
 use espeakng_sys as ffi;
 
 use super::synth::{espeak_voice, SpeechError, Synth, Voice, SAMPLE_RATE};
+use crate::words::Lang;
 
 /// Audio chunk length asked of libespeak-ng.
 pub const CHUNK_MS: c_int = 20;
@@ -149,7 +150,7 @@ impl Synth for EspeakSynth {
             .lock()
             .map_err(|_| SpeechError::Espeak("lock poisoned".into()))?;
         apply(&mut guard, self.voice)?;
-        let text = CString::new(text.replace('\0', " "))
+        let text = CString::new(as_the_voice_says(self.voice.lang, text).replace('\0', " "))
             .map_err(|e| SpeechError::Espeak(e.to_string()))?;
         // SAFETY: the sink lives for this whole call; the pointer is cleared before returning,
         // and the callback runs only inside espeak_Synth on this thread (synchronous mode).
@@ -177,10 +178,64 @@ impl Synth for EspeakSynth {
     }
 }
 
+/// Words the voice of a language mispronounces, each written as that voice reads it right: the
+/// phonetic file name "Cesar" is "Zesar" in German (espeak says "Kesar"), and the French
+/// "J'adoube" and "en passant" as a German, English, Romanian or Swedish voice says them.
+/// Only what is synthesized changes: the text in the events stays the words of the language.
+const SPOKEN_AS: &[(Lang, &str, &str)] = &[
+    (Lang::AppendixF, "Cesar", "Zesar"),
+    (Lang::AppendixF, "J'adoube", "Schaduhb"),
+    (Lang::AppendixF, "en passant", "ang passang"),
+    (Lang::De, "Cesar", "Zesar"),
+    (Lang::De, "J'adoube", "Schaduhb"),
+    (Lang::De, "en passant", "ang passang"),
+    (Lang::En, "J'adoube", "zhadoob"),
+    (Lang::Ro, "J'adoube", "jadub"),
+    (Lang::Sv, "J'adoube", "schadubb"),
+];
+
+/// `text` with the words of [`SPOKEN_AS`] for `lang` replaced, whole words only, whether or
+/// not they begin with a capital.
+fn as_the_voice_says(lang: Lang, text: &str) -> std::borrow::Cow<'_, str> {
+    let mut out = std::borrow::Cow::Borrowed(text);
+    for &(_, word, said) in SPOKEN_AS.iter().filter(|(l, _, _)| *l == lang) {
+        let lower = |s: &str| {
+            let mut s = s.to_string();
+            s[..1].make_ascii_lowercase();
+            s
+        };
+        for (w, by) in [
+            (word.to_string(), said.to_string()),
+            (lower(word), lower(said)),
+        ] {
+            if out.contains(w.as_str()) {
+                out = std::borrow::Cow::Owned(replace_words(&out, &w, &by));
+            }
+        }
+    }
+    out
+}
+
+/// Every whole-word `word` in `text` replaced by `by`.
+fn replace_words(text: &str, word: &str, by: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(word) {
+        let before = rest[..at].chars().next_back();
+        let after = rest[at + word.len()..].chars().next();
+        let whole =
+            !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric);
+        out.push_str(&rest[..at]);
+        out.push_str(if whole { by } else { word });
+        rest = &rest[at + word.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::words::Lang;
 
     fn render(lang: Lang, text: &str) -> Vec<i16> {
         let mut s = EspeakSynth::new(Voice {
@@ -210,6 +265,23 @@ mod tests {
             "Dame Hector vier schlägt Eva eins Schachmatt",
         );
         assert!(long.len() > samples.len());
+    }
+
+    #[test]
+    fn words_the_voice_mispronounces_are_written_as_it_says_them() {
+        assert_eq!(
+            as_the_voice_says(Lang::AppendixF, "Läufer Cesar vier. j'adoube; Cesare"),
+            "Läufer Zesar vier. schaduhb; Cesare"
+        );
+        assert_eq!(
+            as_the_voice_says(Lang::De, "Eva schlägt David sechs en passant"),
+            "Eva schlägt David sechs ang passang"
+        );
+        assert_eq!(
+            as_the_voice_says(Lang::En, "Bishop Cesar four"),
+            "Bishop Cesar four"
+        );
+        assert_eq!(as_the_voice_says(Lang::Sv, "J'adoube"), "schadubb");
     }
 
     #[test]

@@ -132,6 +132,11 @@ pub struct Words {
     /// The keys whose labels are signs a voice does not read ("." is silent), in the order
     /// of [`KEY_NAMES`].
     pub key_names: [String; KEY_NAMES.len()],
+    /// The pieces of each side as a phrase says which piece stands where, the colour an
+    /// adjective agreeing with the piece ("weißer Bauer", "weiße Dame", "vitt torn"), in the
+    /// order of `pieces`.
+    pub white_pieces: [String; 6],
+    pub black_pieces: [String; 6],
     pub capture: String,
     pub check: String,
     pub checkmate: String,
@@ -452,7 +457,7 @@ macro_rules! word_fields {
     ($($f:ident),* $(,)?) => {
         impl Words {
             /// The keys of `[speech.words]`.
-            pub const KEYS: &'static [&'static str] = &["files", "ranks", "pieces", "key_names", "commands", $(stringify!($f)),*];
+            pub const KEYS: &'static [&'static str] = &["files", "ranks", "pieces", "white_pieces", "black_pieces", "key_names", "commands", $(stringify!($f)),*];
 
             /// Every text of the table.
             pub fn all_texts(&self) -> Vec<&str> {
@@ -461,6 +466,8 @@ macro_rules! word_fields {
                 v.extend(self.ranks.iter().map(String::as_str));
                 v.extend(self.pieces.iter().map(String::as_str));
                 v.extend(self.key_names.iter().map(String::as_str));
+                v.extend(self.white_pieces.iter().map(String::as_str));
+                v.extend(self.black_pieces.iter().map(String::as_str));
                 v.extend(self.commands.iter().map(String::as_str));
                 $( v.push(&self.$f); )*
                 v
@@ -473,6 +480,8 @@ macro_rules! word_fields {
                     "ranks" => self.ranks = word_list(key, value)?,
                     "pieces" => self.pieces = word_list(key, value)?,
                     "key_names" => self.key_names = word_list(key, value)?,
+                    "white_pieces" => self.white_pieces = word_list(key, value)?,
+                    "black_pieces" => self.black_pieces = word_list(key, value)?,
                     "commands" => self.set_commands(value)?,
                     $( stringify!($f) => {
                         self.$f = value
@@ -617,6 +626,18 @@ word_fields!(
     computer_thinking,
 );
 
+/// A piece's place in the word lists: king, queen, rook, bishop, knight, pawn.
+fn role_index(r: Role) -> usize {
+    match r {
+        Role::King => 0,
+        Role::Queen => 1,
+        Role::Rook => 2,
+        Role::Bishop => 3,
+        Role::Knight => 4,
+        Role::Pawn => 5,
+    }
+}
+
 fn word_list<const N: usize>(key: &str, value: &toml::Value) -> Result<[String; N], String> {
     let err = || format!("{key} must be a list of {N} strings");
     let list = value.as_array().ok_or_else(err)?;
@@ -712,14 +733,16 @@ impl Words {
     }
 
     pub fn piece(&self, r: Role) -> &str {
-        &self.pieces[match r {
-            Role::King => 0,
-            Role::Queen => 1,
-            Role::Rook => 2,
-            Role::Bishop => 3,
-            Role::Knight => 4,
-            Role::Pawn => 5,
-        }]
+        &self.pieces[role_index(r)]
+    }
+
+    /// A piece of one side, the colour agreeing with it: "weißer Bauer", "schwarze Dame".
+    pub fn side_piece(&self, c: Color, r: Role) -> &str {
+        let list = match c {
+            Color::White => &self.white_pieces,
+            Color::Black => &self.black_pieces,
+        };
+        &list[role_index(r)]
     }
 
     pub fn file(&self, f: File) -> &str {

@@ -554,17 +554,25 @@ mod tests {
             .unwrap_err()
             .contains("capture"));
         // Every key is settable, and every text of the table is listed.
-        for key in Words::KEYS
-            .iter()
-            .filter(|k| !matches!(**k, "files" | "ranks" | "pieces" | "key_names" | "commands"))
-        {
+        for key in Words::KEYS.iter().filter(|k| {
+            !matches!(
+                **k,
+                "files"
+                    | "ranks"
+                    | "pieces"
+                    | "white_pieces"
+                    | "black_pieces"
+                    | "key_names"
+                    | "commands"
+            )
+        }) {
             w.set(key, &toml::Value::String(format!("<{key}>")))
                 .unwrap();
         }
         let texts = w.all_texts();
         assert_eq!(
             texts.len(),
-            8 + 8 + 6 + 11 + COMMAND_COUNT + Words::KEYS.len() - 5
+            8 + 8 + 6 + 11 + 12 + COMMAND_COUNT + Words::KEYS.len() - 7
         );
         assert!(texts.contains(&"<board_lost>"));
     }
