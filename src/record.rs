@@ -102,6 +102,8 @@ pub enum Entry {
     },
     /// A finished game goes on (a move taken back after its end, casual play).
     Reopen,
+    /// A note of the scoresheet (F2.5: a draw offer, a claim, a penalty) after `after` plies.
+    Note { after: usize, text: String },
 }
 
 /// CRC-32 (IEEE 802.3), as zlib computes it.
@@ -142,6 +144,8 @@ pub struct Recorded {
     pub recovered: Vec<usize>,
     pub illegal: (u32, u32),
     pub clocks: Option<(i64, i64)>,
+    /// The scoresheet's notes, each after the number of plies it follows (`Game::notes`).
+    pub notes: Vec<(usize, String)>,
     /// Result and reason, when it ended.
     pub ended: Option<(String, String)>,
     /// The PGN file written when it ended (written again if it ends again).
@@ -168,6 +172,7 @@ impl Recorded {
             recovered: Vec::new(),
             illegal: (0, 0),
             clocks: None,
+            notes: Vec::new(),
             ended: None,
             file: None,
         }
@@ -190,6 +195,7 @@ impl Recorded {
     pub fn truncate_moves(&mut self, plies: usize) {
         self.moves.truncate(plies);
         self.recovered.retain(|&i| i < plies);
+        self.notes.retain(|(after, _)| *after <= plies);
     }
 
     /// Folds the entries of one whole game (from its `Start`); `None` when they do not make
@@ -230,6 +236,15 @@ impl Recorded {
             .parse::<Fen>()
             .ok()
             .and_then(|f| f.into_position::<Chess>(CastlingMode::Standard).ok());
+        let notes = |n: usize, out: &mut Vec<Entry>| {
+            for (after, text) in self.notes.iter().filter(|(a, _)| *a == n) {
+                out.push(Entry::Note {
+                    after: *after,
+                    text: text.clone(),
+                });
+            }
+        };
+        notes(0, &mut out);
         for (i, (uci, clocks)) in self.moves.iter().enumerate() {
             let fen = pos.as_mut().and_then(|p| {
                 let m = uci.parse::<UciMove>().ok()?.to_move(p).ok()?;
@@ -246,6 +261,7 @@ impl Recorded {
                 fen,
                 recovered: self.is_recovered(i),
             });
+            notes(i + 1, &mut out);
         }
         if self.illegal != (0, 0) {
             out.push(Entry::Illegal {
@@ -304,6 +320,7 @@ impl Recorded {
                 black: self.illegal.1,
             },
             clocks: self.clocks,
+            notes: self.notes.clone(),
         })
     }
 }
@@ -757,6 +774,21 @@ impl Journal {
             rec.push_move(uci.clone(), ply.clocks, ply.recovered);
             rec.clocks = ply.clocks.or(rec.clocks);
         }
+        // The scoresheet's notes: the ones taken back went with their moves.
+        let same = rec
+            .notes
+            .iter()
+            .zip(&game.notes)
+            .take_while(|(a, b)| a == b)
+            .count();
+        rec.notes.truncate(same);
+        for (after, text) in &game.notes[same..] {
+            self.backlog.push(Op::Line(Entry::Note {
+                after: *after,
+                text: text.clone(),
+            }));
+            rec.notes.push((*after, text.clone()));
+        }
         let illegal = (
             engine.illegal_count(Color::White),
             engine.illegal_count(Color::Black),
@@ -933,6 +965,7 @@ pub fn recorded_pgn_with(r: &Recorded, config: &[(String, String)]) -> Option<St
             last.recovered = r.is_recovered(i);
         }
     }
+    game.notes = r.notes.clone();
     let t = crate::engine::game::tag_set(config, &tags(r), r.time_control.clone());
     Some(game.to_pgn(&t))
 }
@@ -1044,6 +1077,40 @@ mod tests {
             computer: None,
             lang: None,
         }
+    }
+
+    /// The scoresheet's notes go into the journal, survive a takeback of the moves before
+    /// them, leave with the moves they follow, and are the PGN's comments of the game taken up.
+    #[test]
+    fn the_scoresheets_notes_are_kept_in_the_journal() {
+        let note = |after: usize, text: &str| Entry::Note {
+            after,
+            text: text.into(),
+        };
+        let entries = vec![
+            start(),
+            mv("e2e4"),
+            note(1, "White offers a draw"),
+            mv("e7e5"),
+            mv("g1f3"),
+            note(3, "Black claims a draw by threefold repetition: refused"),
+            Entry::Takeback { plies: 2 },
+        ];
+        let r = Recorded::from_entries(&entries).unwrap();
+        assert_eq!(r.notes, [(1, "White offers a draw".to_string())]);
+        let pgn = recorded_pgn(&r).unwrap();
+        assert!(
+            pgn.contains("1. e4 {[%clk 0:04:59]} {White offers a draw} 1... e5"),
+            "{pgn}"
+        );
+        // Written anew (a journal compacted), the note stands after its move.
+        let again = r.entries();
+        assert_eq!(Recorded::from_entries(&again).unwrap().notes, r.notes);
+        assert!(
+            matches!(&again[2], Entry::Note { after: 1, .. }),
+            "{again:?}"
+        );
+        assert_eq!(r.to_resumed().unwrap().notes, r.notes);
     }
 
     /// A move as an older version wrote it: no ply, no position.

@@ -763,6 +763,7 @@ fn resumed(start: Chess, moves: Vec<Move>) -> Resumed {
         recovered: Vec::new(),
         illegal: ByColor { white: 0, black: 0 },
         clocks: None,
+        notes: Vec::new(),
     }
 }
 

@@ -981,6 +981,52 @@ fn the_keypads_help_walks_its_keys_in_words() {
     );
 }
 
+/// The scoresheet (F2.5) notes a draw offer and a claim and its verdict, as PGN comments
+/// after the move they follow; and an illegal move's penalty.
+#[test]
+fn the_record_notes_draw_offers_claims_and_penalties() {
+    use chessboardd::engine::event::{EventKind, IllegalReason, Penalty};
+    let (mut e, t) = engine_after(FOOLS_MATE_MINUS_ONE, Settings::default());
+    // White has just moved and Black has touched nothing: the offer is White's (9.1a).
+    assert_eq!(ask(&mut e, t, "draw"), "Weiß bietet Remis an");
+    assert_eq!(
+        ask(&mut e, t + 100, "claim"),
+        "Schwarz reklamiert? Zum Bestätigen nochmals"
+    );
+    // No repetition on the board: the claim is of the move Black makes next (9.2a).
+    assert_eq!(
+        ask(&mut e, t + 200, "claim"),
+        "Reklamation mit dem nächsten Zug"
+    );
+    let mut out = Vec::new();
+    use chessboardd::engine::debounce::{EMPTY, OCCUPIED};
+    use chessboardd::engine::Reading;
+    use shakmaty::Square;
+    e.reading(t + 300, Reading::Square(Square::D7, EMPTY), &mut out);
+    e.reading(t + 600, Reading::Square(Square::D6, OCCUPIED), &mut out);
+    e.advance(t + 3_000, &mut out);
+    let pgn = e.pgn().replace('\n', " ");
+    assert!(
+        pgn.contains(
+            "2. g4 {White offers a draw} 2... d6 {Black claims a draw by threefold repetition \
+             with the move made: refused}"
+        ),
+        "{pgn}"
+    );
+    let illegal = EventKind::Illegal {
+        color: Color::Black,
+        count: 2,
+        reason: IllegalReason::NotALegalMove,
+        penalty: Penalty::ExtraTime,
+        extra_ms: Some(120_000),
+        attempted: "e7e4".into(),
+    };
+    assert_eq!(
+        illegal.scoresheet_note().as_deref(),
+        Some("Illegal move by Black (2): 120 s added to White's clock")
+    );
+}
+
 /// After a takeback, `last` is the move now last, not the one taken back.
 #[test]
 fn last_after_a_takeback_is_the_move_now_last() {

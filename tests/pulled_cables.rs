@@ -302,6 +302,7 @@ fn a_restarted_daemon_takes_up_the_plies_played_while_it_was_down() {
             recovered: Vec::new(),
             illegal: ByColor { white: 0, black: 0 },
             clocks: None,
+            notes: Vec::new(),
         },
         &mut out,
     );
@@ -353,6 +354,7 @@ fn a_restart_on_a_board_that_names_its_pieces_reads_only_the_moves_made() {
             recovered: Vec::new(),
             illegal: ByColor { white: 0, black: 0 },
             clocks: None,
+            notes: Vec::new(),
         },
         &mut out,
     );

@@ -103,6 +103,7 @@ fn a_resumed_game_still_warns_of_low_time() {
         illegal: ByColor { white: 0, black: 0 },
         // Black had 100 s left when the power went.
         clocks: Some((250_000, 100_000)),
+        notes: Vec::new(),
     };
     e.resume(1000, &game, &mut out);
     e.advance(1000 + 45_000, &mut out);

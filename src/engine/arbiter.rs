@@ -426,6 +426,10 @@ impl Engine {
     }
 
     pub(super) fn emit(&mut self, out: &mut Vec<Event>, kind: EventKind) {
+        // The scoresheet notes claims and penalties (F2.5).
+        if let Some(note) = kind.scoresheet_note() {
+            self.game.note(note);
+        }
         let t = self.now.max(self.last_emit);
         self.last_emit = t;
         out.push(Event { t, kind });

@@ -423,7 +423,69 @@ pub enum EventKind {
     },
 }
 
+/// "White" or "Black", as the scoresheet's notes name a side.
+pub fn side_name(c: Color) -> &'static str {
+    match c {
+        Color::White => "White",
+        Color::Black => "Black",
+    }
+}
+
 impl EventKind {
+    /// What the scoresheet notes of this event (F2.5, a PGN comment): a claim and its
+    /// verdict, an illegal move's penalty. None for every other event.
+    pub fn scoresheet_note(&self) -> Option<String> {
+        match self {
+            EventKind::Claim {
+                color,
+                kind,
+                valid,
+                with_move,
+            } => {
+                let what = match *kind {
+                    "threefold" => "a draw by threefold repetition",
+                    "fifty_moves" => "a draw by the fifty-move rule",
+                    "illegal_move" => "the win after an illegal move",
+                    other => other,
+                };
+                let with = if *with_move {
+                    " with the move made"
+                } else {
+                    ""
+                };
+                let verdict = if *valid { "valid" } else { "refused" };
+                Some(format!(
+                    "{} claims {what}{with}: {verdict}",
+                    side_name(*color)
+                ))
+            }
+            EventKind::Illegal {
+                color,
+                count,
+                penalty,
+                extra_ms,
+                ..
+            } => {
+                let them = side_name(!*color);
+                let cost = match penalty {
+                    Penalty::None => return None,
+                    Penalty::Warning => "a warning".to_string(),
+                    Penalty::ExtraTime => {
+                        let s = extra_ms.unwrap_or(0) / 1000;
+                        format!("{} s added to {them}'s clock", s)
+                    }
+                    Penalty::Loss => "the game lost".to_string(),
+                    Penalty::ClaimWin => format!("{them} may claim the win"),
+                };
+                Some(format!(
+                    "Illegal move by {} ({count}): {cost}",
+                    side_name(*color)
+                ))
+            }
+            _ => None,
+        }
+    }
+
     /// The `type` tag of this event, as printed.
     pub fn type_name(&self) -> &'static str {
         match self {

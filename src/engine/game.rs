@@ -76,6 +76,9 @@ pub struct Game {
     /// Its legal moves.
     legal: Legal,
     pub plies: Vec<Ply>,
+    /// What the scoresheet notes besides moves (F2.5: draw offers, claims, penalties), each
+    /// after the number of plies it follows, in English: the PGN's comments.
+    pub notes: Vec<(usize, String)>,
     /// Zobrist keys of every position of the game, the start included.
     keys: Vec<u64>,
     pub ending: Option<Ending>,
@@ -167,8 +170,14 @@ impl Game {
             pos: start.clone(),
             start,
             plies: Vec::new(),
+            notes: Vec::new(),
             ending: None,
         }
+    }
+
+    /// Notes `text` after the moves made so far.
+    pub fn note(&mut self, text: String) {
+        self.notes.push((self.plies.len(), text));
     }
 
     /// The legal moves of the position now.
@@ -212,6 +221,8 @@ impl Game {
     /// Takes back the last move.
     pub fn undo(&mut self) -> Option<Ply> {
         let ply = self.plies.pop()?;
+        let left = self.plies.len();
+        self.notes.retain(|(after, _)| *after <= left);
         self.keys.pop();
         self.pos = ply.before.clone();
         self.legal = Legal::of(&self.pos);
@@ -316,9 +327,20 @@ impl Game {
         out.push('\n');
 
         let mut tokens: Vec<String> = Vec::new();
+        // The comments of the notes after `n` plies (its words tokens, to break long lines).
+        let notes_after = |n: usize, tokens: &mut Vec<String>| {
+            let mut any = false;
+            for (_, text) in self.notes.iter().filter(|(after, _)| *after == n) {
+                let comment = format!("{{{}}}", text.replace(['{', '}'], ""));
+                tokens.extend(comment.split(' ').map(str::to_string));
+                any = true;
+            }
+            any
+        };
+        notes_after(0, &mut tokens);
         // A black move needs its number at the start and after a comment.
         let mut numbered = true;
-        for ply in &self.plies {
+        for (i, ply) in self.plies.iter().enumerate() {
             let turn = ply.before.turn();
             let number = ply.before.fullmoves().get();
             if turn == Color::White {
@@ -341,6 +363,7 @@ impl Game {
                 };
                 tokens.extend(comment.split(' ').map(str::to_string));
             }
+            numbered |= notes_after(i + 1, &mut tokens);
         }
         if let Some(e) = self.ending {
             tokens.push(format!("{{{}}}", e.reason.name().replace('_', " ")));
@@ -449,6 +472,30 @@ mod tests {
             play(&mut g, s);
             check(&g);
         }
+    }
+
+    #[test]
+    fn the_scoresheets_notes_are_comments_after_their_moves() {
+        let mut g = Game::new(Chess::default());
+        g.note("White offers a draw".into());
+        play(&mut g, "e4");
+        g.note("Illegal move by Black (1): 120 s added to White's clock".into());
+        play(&mut g, "e5");
+        play(&mut g, "Nf3");
+        g.note("Black claims a draw by threefold repetition: refused".into());
+        let pgn = g.to_pgn(&[]);
+        let moves = pgn.split("\n\n").nth(1).unwrap().replace('\n', " ");
+        assert_eq!(
+            moves.trim(),
+            "{White offers a draw} 1. e4 {Illegal move by Black (1): 120 s added to White's \
+             clock} 1... e5 2. Nf3 {Black claims a draw by threefold repetition: refused} *"
+        );
+        // A move taken back takes the notes after it along; the ones before it stay.
+        g.undo();
+        assert_eq!(g.notes.len(), 2);
+        g.undo();
+        g.undo();
+        assert_eq!(g.notes, [(0, "White offers a draw".to_string())]);
     }
 
     #[test]

@@ -20,6 +20,8 @@ pub struct Resumed {
     pub illegal: ByColor<u32>,
     /// Both clocks as last recorded (they stood while the daemon was down).
     pub clocks: Option<(i64, i64)>,
+    /// The scoresheet's notes (`Game::notes`).
+    pub notes: Vec<(usize, String)>,
 }
 
 impl Engine {
@@ -108,6 +110,12 @@ impl Engine {
             }
             taken += 1;
         }
+        self.game.notes = game
+            .notes
+            .iter()
+            .filter(|(after, _)| *after <= taken)
+            .cloned()
+            .collect();
         let pos = self.game.pos.clone();
         self.assume_board(&pos);
         self.phase = Phase::Moving;

@@ -300,6 +300,8 @@ impl Engine {
                     None => to_move,
                 };
                 self.draw_offer = Some(by);
+                self.game
+                    .note(format!("{} offers a draw", super::event::side_name(by)));
                 let w = &self.s.phrases.words;
                 let text = format!("{} {}", w.color(by), w.draw_offer);
                 self.say(out, text, Priority::Info);

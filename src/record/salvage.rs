@@ -378,6 +378,12 @@ pub fn fold(read: &Read) -> Folded {
                 g.rec.file = Some(file.clone());
             }
             Entry::Reopen => g.rec.ended = None,
+            Entry::Note { after, text } => {
+                // (Of a ply the salvaged game no longer begins with: left out.)
+                if let Some(at) = (*after as u64).checked_sub(u64::from(g.base)) {
+                    g.rec.notes.push((at as usize, text.clone()));
+                }
+            }
         }
     }
     out.game = Some(g.rec);
