@@ -1486,7 +1486,11 @@ mod tests {
         play(&mut announced, &mut j, &mut t, &["b8c6"]);
         assert_eq!(announced.game().plies.len(), 4);
         let announced_pgn = announced.pgn();
-        assert!(announced_pgn.contains("2. Nf3 Nc6 *"), "{announced_pgn}");
+        // (The illegal move is on the scoresheet: F2.5.)
+        assert!(
+            announced_pgn.contains("2. Nf3 {Illegal move by Black (1): a warning} 2... Nc6 *"),
+            "{announced_pgn}"
+        );
 
         // The story the board showed: 2. Nc3 Nc6, both read from the board (one frame), no
         // illegal move. The same game (the engine has started no other).
