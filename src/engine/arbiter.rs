@@ -427,8 +427,10 @@ impl Engine {
 
     pub(super) fn emit(&mut self, out: &mut Vec<Event>, kind: EventKind) {
         // The scoresheet notes claims and penalties (F2.5).
-        if let Some(note) = kind.scoresheet_note() {
-            self.game.note(note);
+        if matches!(kind, EventKind::Claim { .. } | EventKind::Illegal { .. }) {
+            if let Some(note) = kind.scoresheet_note() {
+                self.game.note(note);
+            }
         }
         let t = self.now.max(self.last_emit);
         self.last_emit = t;

@@ -35,7 +35,7 @@ pub fn sentences(text: &str) -> String {
 /// Builds every sentence the daemon speaks, in one language and style.
 #[derive(Clone, Debug)]
 pub struct Phrases {
-    pub words: Words,
+    pub words: Box<Words>,
     pub style: Style,
     pub lang: Lang,
 }
@@ -54,7 +54,7 @@ fn push(out: &mut String, w: &str) {
 impl Phrases {
     pub fn new(lang: Lang, style: Style, files: FileWords) -> Phrases {
         Phrases {
-            words: Words::new(lang, files),
+            words: Box::new(Words::new(lang, files)),
             style,
             lang,
         }
