@@ -64,9 +64,7 @@ impl UciClocks {
         let share = own / i64::from(movestogo.unwrap_or(20).clamp(1, 40));
         (2 * share + inc).min(own.saturating_sub(500)).max(100)
     }
-}
 
-impl UciClocks {
     /// The `go` command's clock arguments: "wtime 300000 btime 300000 winc 2000 binc 2000".
     pub fn go_args(&self) -> String {
         let mut s = format!(
