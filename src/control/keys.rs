@@ -521,6 +521,13 @@ mod tests {
         key_code(n).unwrap()
     }
 
+    /// A short press of `key` at `t`: what it gives going down and coming up 50 ms later.
+    fn tap(p: &mut Presses, t: Millis, key: &str) -> Vec<String> {
+        let mut out = p.event(t, KeyEvent::Down(kp(key)));
+        out.extend(p.event(t + 50, KeyEvent::Up(kp(key))));
+        out
+    }
+
     #[test]
     fn key_names_and_codes() {
         assert_eq!(key_code("KP0"), Some(82));
@@ -582,11 +589,6 @@ mod tests {
     #[test]
     fn exploring_makes_the_digits_a_compass_until_dot_or_enter() {
         let mut p = Presses::new(KeyMap::default(), 800);
-        let tap = |p: &mut Presses, t: Millis, key: &str| {
-            let mut out = p.event(t, KeyEvent::Down(kp(key)));
-            out.extend(p.event(t + 50, KeyEvent::Up(kp(key))));
-            out
-        };
         // 8 is a promotion's rook until the exploration begins (a long press of the dot).
         assert_eq!(tap(&mut p, 0, "KP8"), ["promote rook"]);
         assert!(p.event(100, KeyEvent::Down(kp("KPDOT"))).is_empty());
@@ -649,11 +651,6 @@ mod tests {
     #[test]
     fn the_help_walks_the_keys_one_at_a_time() {
         let mut p = Presses::new(KeyMap::default(), 800);
-        let tap = |p: &mut Presses, t: Millis, key: &str| {
-            let mut out = p.event(t, KeyEvent::Down(kp(key)));
-            out.extend(p.event(t + 50, KeyEvent::Up(kp(key))));
-            out
-        };
         let de = Phrases::new(Lang::AppendixF, Style::Short, FileWords::Phonetic);
         let pages = KeyMap::default().key_help(&de);
         // The keypad's keys, then the exploration's: the keyboard's twins are not pages.

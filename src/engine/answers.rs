@@ -511,13 +511,11 @@ impl Engine {
                 Some(first) => format!("{}. {first}", w.help_keys),
                 None => whole(),
             },
-            Help::Key(n) => {
-                let at = usize::try_from(n).unwrap_or(usize::MAX);
-                match pages.get(at.wrapping_sub(1)) {
-                    Some(page) => page.clone(),
-                    None => w.help_end.clone(),
-                }
-            }
+            Help::Key(n) => n
+                .checked_sub(1)
+                .and_then(|i| pages.get(i as usize))
+                .unwrap_or(&w.help_end)
+                .clone(),
             Help::End => w.help_off.clone(),
         }
     }

@@ -415,10 +415,7 @@ impl Engine {
         );
         // The computer's side is named by the computer, whatever the config says.
         if let Some((color, name)) = &self.computer {
-            let key = match color {
-                Color::White => "White",
-                Color::Black => "Black",
-            };
+            let key = super::event::side_name(*color);
             tags.retain(|(k, _)| *k != key);
             tags.push((key, name.clone()));
         }
@@ -427,10 +424,8 @@ impl Engine {
 
     pub(super) fn emit(&mut self, out: &mut Vec<Event>, kind: EventKind) {
         // The scoresheet notes claims and penalties (F2.5).
-        if matches!(kind, EventKind::Claim { .. } | EventKind::Illegal { .. }) {
-            if let Some(note) = kind.scoresheet_note() {
-                self.game.note(note);
-            }
+        if let Some(note) = kind.scoresheet_note() {
+            self.game.note(note);
         }
         let t = self.now.max(self.last_emit);
         self.last_emit = t;

@@ -48,10 +48,7 @@ impl Engine {
             consider(h.due, Due::Hold);
         }
         consider(self.mismatch.due, Due::Mismatch);
-        // (Against the computer only: nothing to look at otherwise.)
-        if (self.computer_since.is_some() || self.execution_due.is_some())
-            && !matches!(self.phase, Phase::Over)
-        {
+        if self.phase != Phase::Over {
             let thinking = super::computer::THINKING_TOLD_MS;
             consider(
                 self.computer_since.map(|t| t.saturating_add(thinking)),
