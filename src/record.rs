@@ -19,6 +19,7 @@
 mod backlog;
 mod salvage;
 
+use std::fmt::Write as _;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -28,9 +29,10 @@ use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::{ByColor, CastlingMode, Chess, Color, Position};
 
+use crate::engine::event::color_name;
 use crate::engine::game::fen_of;
 use crate::engine::Resumed;
-use crate::engine::{Engine, Event, EventKind};
+use crate::engine::{Engine, Envelope, Event, EventKind};
 use crate::words::Lang;
 pub use backlog::MAX_ENTRIES;
 use backlog::{Backlog, Op};
@@ -104,6 +106,135 @@ pub enum Entry {
     Reopen,
     /// A note of the scoresheet (F2.5: a draw offer, a claim, a penalty) after `after` plies.
     Note { after: usize, text: String },
+    /// The game is adjourned: the envelope, with the sealed move (Appendix A2). The move is
+    /// recorded as a move when the game resumes.
+    Adjourned(Sealed),
+}
+
+/// The envelope of an adjourned game as the journal keeps it (Appendix A2 of the 1997 and 2005
+/// Laws): the position before the sealed move, the sealed move, who sealed it and its number,
+/// each player's time, a draw offer standing, and when it was sealed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sealed {
+    /// "white" or "black".
+    pub sealer: String,
+    /// The position before the sealed move.
+    pub fen: String,
+    /// The sealed move, UCI.
+    pub uci: String,
+    pub move_number: u32,
+    /// What each player had left.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clocks: Option<(i64, i64)>,
+    /// What each player had used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub used: Option<(i64, i64)>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub draw_offer: Option<String>,
+    /// When it was sealed (local date and time).
+    pub date: String,
+    pub time: String,
+}
+
+impl Sealed {
+    /// The engine's envelope, sealed in `pos` at `date` `time`.
+    pub fn of(e: &Envelope, pos: &Chess, (date, time): (String, String)) -> Sealed {
+        Sealed {
+            sealer: color_name(e.sealer).to_string(),
+            fen: fen_of(pos),
+            uci: e.sealed.to_uci(CastlingMode::Standard).to_string(),
+            move_number: e.move_number,
+            clocks: e.clocks,
+            used: e.used,
+            draw_offer: e.draw_offer.map(|c| color_name(c).to_string()),
+            date,
+            time,
+        }
+    }
+
+    /// Whether this envelope holds `e` (its time aside).
+    fn holds(&self, e: &Envelope, pos: &Chess) -> bool {
+        let (date, time) = (self.date.clone(), self.time.clone());
+        *self == Sealed::of(e, pos, (date, time))
+    }
+
+    /// The engine's envelope, if it is one of the position `pos` (the game's position).
+    pub fn to_envelope(&self, pos: &Chess) -> Option<Envelope> {
+        if fen_of(pos) != self.fen {
+            return None;
+        }
+        let color = |s: &str| s.parse::<Color>().ok();
+        Some(Envelope {
+            sealer: color(&self.sealer)?,
+            sealed: self.uci.parse::<UciMove>().ok()?.to_move(pos).ok()?,
+            move_number: self.move_number,
+            clocks: self.clocks,
+            used: self.used,
+            draw_offer: self.draw_offer.as_deref().and_then(color),
+        })
+    }
+
+    /// The envelope as the arbiter reads it (A2): the players, the position before the sealed
+    /// move, each player's time, who sealed which move, a draw offer; the sealed move itself,
+    /// as the scoresheet inside has it; and the lines for the resumption, to be filled in.
+    pub fn text(&self, white: &str, black: &str) -> String {
+        let mut t = String::new();
+        let time = |ms: i64| {
+            let s = ms.max(0) / 1000;
+            format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+        };
+        let san = self.fen.parse::<Fen>().ok().and_then(|f| {
+            let pos: Chess = f.into_position(CastlingMode::Standard).ok()?;
+            let m = self.uci.parse::<UciMove>().ok()?.to_move(&pos).ok()?;
+            Some(shakmaty::san::SanPlus::from_move(pos, m).to_string())
+        });
+        let _ = writeln!(t, "Adjourned game, sealed {} {}", self.date, self.time);
+        let _ = writeln!(t, "a) White: {white}    Black: {black}");
+        let _ = writeln!(t, "b) Position before the sealed move: {}", self.fen);
+        match (self.used, self.clocks) {
+            (Some((uw, ub)), Some((lw, lb))) => {
+                let _ = writeln!(
+                    t,
+                    "c) Time used: White {} (left {}), Black {} (left {})",
+                    time(uw),
+                    time(lw),
+                    time(ub),
+                    time(lb)
+                );
+            }
+            _ => {
+                let _ = writeln!(t, "c) Time used: no clock");
+            }
+        }
+        let _ = writeln!(t, "d) Sealed by: {}", title_case(&self.sealer));
+        let dots = if self.sealer == "black" { "..." } else { "." };
+        let _ = writeln!(t, "e) Sealed move number: {}{dots}", self.move_number);
+        let offer = match &self.draw_offer {
+            Some(by) => format!("offered by {}", title_case(by)),
+            None => "none".to_string(),
+        };
+        let _ = writeln!(t, "f) Draw offer: {offer}");
+        let _ = writeln!(
+            t,
+            "g) Resumption (date, time, place): ______________________"
+        );
+        let _ = writeln!(
+            t,
+            "Inside: the sealed move {}{dots} {} ({})",
+            self.move_number,
+            san.as_deref().unwrap_or("?"),
+            self.uci
+        );
+        t
+    }
+}
+
+/// "white" -> "White".
+fn title_case(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
 }
 
 /// CRC-32 (IEEE 802.3), as zlib computes it.
@@ -146,6 +277,8 @@ pub struct Recorded {
     pub clocks: Option<(i64, i64)>,
     /// The scoresheet's notes, each after the number of plies it follows (`Game::notes`).
     pub notes: Vec<(usize, String)>,
+    /// The envelope, while the game is adjourned.
+    pub adjourned: Option<Sealed>,
     /// Result and reason, when it ended.
     pub ended: Option<(String, String)>,
     /// The PGN file written when it ended (written again if it ends again).
@@ -173,6 +306,7 @@ impl Recorded {
             illegal: (0, 0),
             clocks: None,
             notes: Vec::new(),
+            adjourned: None,
             ended: None,
             file: None,
         }
@@ -183,8 +317,9 @@ impl Recorded {
         self.recovered.binary_search(&i).is_ok()
     }
 
-    /// Adds a move.
+    /// Adds a move (the sealed one, when the game resumes: the envelope is opened).
     pub fn push_move(&mut self, uci: String, clocks: Option<(i64, i64)>, recovered: bool) {
+        self.adjourned = None;
         if recovered {
             self.recovered.push(self.moves.len());
         }
@@ -193,6 +328,9 @@ impl Recorded {
 
     /// Goes back to the first `plies` moves.
     pub fn truncate_moves(&mut self, plies: usize) {
+        if plies < self.moves.len() {
+            self.adjourned = None;
+        }
         self.moves.truncate(plies);
         self.recovered.retain(|&i| i < plies);
         self.notes.retain(|(after, _)| *after <= plies);
@@ -216,7 +354,10 @@ impl Recorded {
     /// set up in a position of its own (a game in the initial position with no move yet is
     /// simply started again).
     pub fn to_take_up(&self) -> bool {
-        self.ended.is_none() && (!self.moves.is_empty() || self.start_fen != initial_fen())
+        self.ended.is_none()
+            && (!self.moves.is_empty()
+                || self.start_fen != initial_fen()
+                || self.adjourned.is_some())
     }
 
     /// The journal entries that say all the record holds: its start, its moves (numbered, each
@@ -275,6 +416,9 @@ impl Recorded {
                 out.push(Entry::Clocks { white, black });
             }
         }
+        if let Some(sealed) = &self.adjourned {
+            out.push(Entry::Adjourned(sealed.clone()));
+        }
         if let Some(file) = &self.file {
             let (result, reason) = self
                 .ended
@@ -321,6 +465,7 @@ impl Recorded {
             },
             clocks: self.clocks,
             notes: self.notes.clone(),
+            adjourned: self.adjourned.as_ref().and_then(|s| s.to_envelope(&pos)),
         })
     }
 }
@@ -789,6 +934,23 @@ impl Journal {
             }));
             rec.notes.push((*after, text.clone()));
         }
+        // The envelope: written when the move is sealed; opened (the sealed move recorded),
+        // or the game ended, it is gone.
+        match engine.envelope() {
+            Some(e)
+                if !rec
+                    .adjourned
+                    .as_ref()
+                    .is_some_and(|s| s.holds(e, &game.pos)) =>
+            {
+                let sealed = Sealed::of(e, &game.pos, local_now());
+                self.backlog
+                    .push(Op::Line(Entry::Adjourned(sealed.clone())));
+                rec.adjourned = Some(sealed);
+            }
+            Some(_) => {}
+            None => rec.adjourned = None,
+        }
         let illegal = (
             engine.illegal_count(Color::White),
             engine.illegal_count(Color::Black),
@@ -980,6 +1142,29 @@ pub struct Kept {
     pub path: PathBuf,
     /// The language the game was announced in, when the record knows it.
     pub lang: Option<Lang>,
+}
+
+/// The envelope of the game in the journal of a state directory, as the arbiter reads it
+/// (A2), when that game is adjourned.
+pub fn envelope(dir: &Path) -> std::io::Result<Option<String>> {
+    let bytes = match std::fs::read(dir.join(JOURNAL)) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let Some(game) = fold(&parse(&bytes)).game else {
+        return Ok(None);
+    };
+    let name = |k: &str| {
+        game.tags
+            .iter()
+            .find(|(key, _)| key == k)
+            .map_or("?", |(_, v)| v.as_str())
+    };
+    Ok(game
+        .adjourned
+        .as_ref()
+        .map(|s| s.text(name("White"), name("Black"))))
 }
 
 /// The games of a state directory, most recent first: the finished ones and the game in
@@ -1447,6 +1632,108 @@ mod tests {
         *t += wait;
         e.advance(*t, &mut out);
         let _ = j.sync(e, &out);
+    }
+
+    /// Appendix A: a game adjourned is kept with its envelope (A2) in the journal, the sealed
+    /// move in no PGN; the daemon started again takes it up adjourned, and the game resumed has
+    /// the sealed move as its next move, the envelope gone.
+    #[test]
+    fn an_adjourned_game_keeps_its_envelope_across_a_restart() {
+        use crate::engine::debounce::{EMPTY, OCCUPIED};
+        use crate::engine::{Button, Reading, Settings};
+        use shakmaty::Square;
+        let dir = scratch("adjourned");
+        let settings = || Settings {
+            time_control: Some("300+2".parse().unwrap()),
+            pgn_tags: vec![
+                ("White".to_string(), "Ana".to_string()),
+                ("Black".to_string(), "Bo".to_string()),
+            ],
+            ..Settings::default()
+        };
+        let mut j = Journal::open(&dir).unwrap().journal;
+        let mut e = Engine::new(settings());
+        let mut out = Vec::new();
+        e.new_game(0, Chess::default(), true, &mut out);
+        j.sync(&e, &out).unwrap();
+        let mut t = 0;
+        play(&mut e, &mut j, &mut t, &["e2e4"]);
+        t += 5000;
+        e.press(t, Button::Adjourn, &mut Vec::new());
+        play(&mut e, &mut j, &mut t, &["g8f6"]);
+        assert_eq!(
+            e.game().plies.len(),
+            1,
+            "the sealed move is not in the record"
+        );
+        assert!(e.envelope().is_some());
+        // Nothing the board does now is a move.
+        read(
+            &mut e,
+            &mut j,
+            &mut t,
+            Reading::Square(Square::F6, EMPTY),
+            2000,
+        );
+        read(
+            &mut e,
+            &mut j,
+            &mut t,
+            Reading::Square(Square::G8, OCCUPIED),
+            2000,
+        );
+        assert_eq!(e.game().plies.len(), 1);
+
+        let kept = games(&dir).unwrap();
+        assert_eq!(kept.len(), 1);
+        assert!(!kept[0].pgn.contains("Nf6"), "{}", kept[0].pgn);
+        let text = envelope(&dir).unwrap().expect("an envelope");
+        for line in [
+            "a) White: Ana    Black: Bo",
+            "b) Position before the sealed move: rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+            "c) Time used: White 0:00:00 (left 0:05:01), Black 0:00:06 (left 0:04:53)",
+            "d) Sealed by: Black",
+            "e) Sealed move number: 1...",
+            "f) Draw offer: none",
+            "Inside: the sealed move 1... Nf6 (g8f6)",
+        ] {
+            assert!(text.contains(line), "{line}\n{text}");
+        }
+        drop(j);
+
+        // Started again: adjourned, its clocks as they stood.
+        let opened = Journal::open(&dir).unwrap();
+        let (_, game) = opened.resume.expect("the adjourned game is taken up");
+        assert!(game.adjourned.is_some());
+        let mut j = opened.journal;
+        let mut e = Engine::new(settings());
+        let mut out = Vec::new();
+        e.resume(100, &game, &mut out);
+        j.adopt(&e);
+        assert_eq!(e.envelope(), game.adjourned.as_ref());
+        assert_eq!(e.running_clock(), None);
+        let said: Vec<&str> = out
+            .iter()
+            .filter_map(|x| x.kind.spoken())
+            .map(|x| x.0)
+            .collect();
+        assert!(
+            said.contains(&"Partie fortgesetzt. Abgabezug versiegelt, die Uhren stehen. Die Partie ist abgebrochen"),
+            "{said:?}"
+        );
+        // Resumed (the board shows the position before the sealed move): Nf6 is the game's.
+        let mut out = Vec::new();
+        e.press(200, Button::Resume, &mut out);
+        j.sync(&e, &out).unwrap();
+        assert_eq!(e.game().plies.len(), 2);
+        assert_eq!(e.game().plies[1].san.to_string(), "Nf6");
+        assert_eq!(envelope(&dir).unwrap(), None);
+        let read = parse(&std::fs::read(dir.join(JOURNAL)).unwrap());
+        assert!(matches!(
+            read.entries.last(),
+            Some(Entry::Move { uci, ply: Some(2), .. }) if uci == "g8f6"
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     /// Later readings showed another story than the one announced (a correction: from ply 3

@@ -764,6 +764,7 @@ fn resumed(start: Chess, moves: Vec<Move>) -> Resumed {
         illegal: ByColor { white: 0, black: 0 },
         clocks: None,
         notes: Vec::new(),
+        adjourned: None,
     }
 }
 

@@ -292,6 +292,90 @@ fn a_players_keypad_claims_and_resigns_for_him_only() {
     assert_eq!(e.game().ending.map(|x| x.result()).unwrap_or("*"), "0-1");
 }
 
+/// One reading on the engine's board, then past the settle time.
+fn board(engine: &mut Engine, t: u64, square: &str, occupied: bool) {
+    use chessboardd::engine::debounce::{EMPTY, OCCUPIED};
+    use chessboardd::engine::Reading;
+    let state = if occupied { OCCUPIED } else { EMPTY };
+    let mut out = Vec::new();
+    engine.reading(t, Reading::Square(square.parse().unwrap(), state), &mut out);
+    engine.advance(t + 400, &mut out);
+}
+
+/// Appendix A1 (1997 and 2005; F2.9 (f)): `adjourn` is the player to move's, confirmed; the
+/// sealed move made on the board is in no answer; A4 and A6: a draw offered and accepted before
+/// the game resumes ends it, the sealed move never played.
+#[test]
+fn adjourning_is_the_player_to_moves_and_the_sealed_move_stays_in_the_envelope() {
+    let (mut e, t) = engine_after(
+        "lift e2\nplace e4\nlift e7\nplace e5\n",
+        Settings::default(),
+    );
+    assert_eq!(
+        ask_as(&mut e, t, Color::Black, "adjourn"),
+        "Schwarz ist nicht am Zug"
+    );
+    assert_eq!(
+        ask(&mut e, t + 100, "adjourn"),
+        "Hängepartie? Zum Bestätigen nochmals"
+    );
+    assert_eq!(
+        ask(&mut e, t + 200, "adjourn"),
+        "Die Partie wird abgebrochen: Weiß macht den Abgabezug auf dem Brett, er wird nicht angesagt"
+    );
+    board(&mut e, t + 1000, "g1", false);
+    board(&mut e, t + 2000, "f3", true);
+    assert_eq!(e.game().plies.len(), 2);
+    let sealed = e.envelope().expect("sealed");
+    assert_eq!((sealed.sealer, sealed.move_number), (Color::White, 2));
+    assert_eq!(ask(&mut e, t + 3000, "last"), "Eva fünf");
+    assert_eq!(
+        ask(&mut e, t + 3100, "moves 9"),
+        "1. Weiß Eva vier, Schwarz Eva fünf"
+    );
+    assert_eq!(
+        ask(&mut e, t + 3200, "adjourn"),
+        "Abgabezug versiegelt, die Uhren stehen. Die Partie ist abgebrochen"
+    );
+    // The board is not read while the game stands: the knight back to g1 is no move.
+    board(&mut e, t + 4000, "f3", false);
+    board(&mut e, t + 5000, "g1", true);
+    assert_eq!(e.game().plies.len(), 2);
+    assert_eq!(
+        ask_as(&mut e, t + 6000, Color::Black, "draw"),
+        "Schwarz bietet Remis an"
+    );
+    assert_eq!(
+        ask_as(&mut e, t + 6100, Color::White, "draw"),
+        "Weiß nimmt Remis an? Zum Bestätigen nochmals"
+    );
+    ask_as(&mut e, t + 6200, Color::White, "draw");
+    assert_eq!(e.game().ending.map(|x| x.result()), Some("1/2-1/2"));
+    assert!(e.envelope().is_none());
+    assert!(!e.pgn().contains("Nf3"), "{}", e.pgn());
+}
+
+/// The Laws of 2023 no longer adjourn; nor does a game against the computer.
+#[test]
+fn adjourning_is_refused_where_the_laws_have_no_adjournment() {
+    use chessboardd::words::Lang;
+    let rules = "fide-2023".parse().unwrap();
+    let settings = Settings {
+        rules,
+        ..in_lang(Lang::En)
+    };
+    let (mut e, t) = engine_after("lift e2\nplace e4\n", settings);
+    assert_eq!(ask(&mut e, t, "adjourn"), "This game cannot be adjourned");
+    assert_eq!(
+        ask(&mut e, t + 100, "adjourn"),
+        "This game cannot be adjourned"
+    );
+    board(&mut e, t + 1000, "g8", false);
+    board(&mut e, t + 2000, "f6", true);
+    assert_eq!(e.game().plies.len(), 2);
+    assert_eq!(ask(&mut e, t + 3000, "last"), "Knight Felix six");
+}
+
 #[test]
 fn a_players_keypad_offers_a_draw_and_never_accepts_its_own_offer() {
     let (mut e, t) = engine_after(FOOLS_MATE_MINUS_ONE, Settings::default());
@@ -758,8 +842,8 @@ fn the_keypad_gives_every_command_its_key() {
         d.wait_for("silence", |v| v["type"] == "silence");
     }
     // Exploring (a long press of the dot): from the last move's square (Nf3 was taken back),
-    // up one square, then 0 4 1 to d1, 0 5 8 to e8 and 5 held: where the king can go; Enter
-    // leaves, and is no clock press.
+    // up one square, then 0 4 1 to d1, 0 5 8 to e8 and 5 held: where the king can go, 0 held
+    // then 2: the knights; Enter leaves, and is no clock press. Then a move by its number.
     let explore: &[(&str, u64, &str)] = &[
         ("KPDOT", long, "Erkunden. Schwarzer Bauer auf Eva fünf"),
         ("KP8", short, "Eva sechs leer"),
@@ -774,7 +858,18 @@ fn the_keypad_gives_every_command_its_key() {
             long,
             "Schwarzer König auf Eva acht: König Eva sieben",
         ),
+        // 0 held, then 2: where the knights stand.
+        ("KP0", long, ""),
+        (
+            "KP2",
+            short,
+            "Weiß: Springer Bella eins, Springer Gustav eins. Schwarz: Springer Bella acht, Springer Gustav acht",
+        ),
         ("KPENTER", short, "Erkunden beendet"),
+        // The slash held, 1, Enter: move number 1 (Enter is no clock press).
+        ("KPSLASH", long, ""),
+        ("KP1", short, ""),
+        ("KPENTER", short, "1. Weiß Eva vier, Schwarz Eva fünf"),
     ];
     for (name, hold, text) in explore {
         key(name, *hold);
@@ -968,11 +1063,12 @@ fn the_keypads_help_walks_its_keys_in_words() {
         [
             "Help key by key: 6 next key, 4 back, any other key says what it does; dot or \
              enter ends the help. 0 last move, held turn",
-            "Slash slower",
+            "Slash slower, held move number: digits, then enter",
             "Num lock help key by key, held players",
             "Backspace silence",
             "While exploring: 8, 2, 4, 6 and 7, 9, 1, 3 one square their way, held to the next \
-             piece; 5 guard, held legal moves; 0, then file and rank: go to a square; dot or \
+             piece; 5 guard, held legal moves; 0, then file and rank: go to a square; 0 held, \
+             then 1 to 6: where the pawns, knights, bishops, rooks, queens, kings stand; dot or \
              enter ends exploring",
             "End of the keys. 4 back; dot or enter ends the help",
             "End of the keys. 4 back; dot or enter ends the help",

@@ -45,8 +45,8 @@ const ENGINE_LAYERS: &[(&str, &[&str])] = &[
     (
         "arbiter",
         &[
-            "announce", "answers", "computer", "explore", "games", "holds", "reading", "recovery",
-            "revise", "rulings", "takeback", "timers",
+            "adjourn", "announce", "answers", "computer", "explore", "games", "holds", "reading",
+            "recovery", "revise", "rulings", "takeback", "timers",
         ],
     ),
     ("table", &["table"]),

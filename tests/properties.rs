@@ -116,6 +116,9 @@ const QUIET_BUTTONS: [Button; 11] = [
     Button::Takeback,
 ];
 const FINAL_BUTTONS: [Button; 4] = [Button::Draw, Button::Claim, Button::Resign, Button::NewGame];
+/// Appendix A: a move sealed (the game stands, the board not read for moves) and the game
+/// resumed.
+const ADJOURN_BUTTONS: [Button; 2] = [Button::Adjourn, Button::Resume];
 
 fn button_name(b: Button) -> &'static str {
     match b {
@@ -134,6 +137,8 @@ fn button_name(b: Button) -> &'static str {
         Button::Adjust => "adjust",
         Button::NewGame => "new-game",
         Button::Takeback => "takeback",
+        Button::Adjourn => "adjourn",
+        Button::Resume => "resume",
     }
 }
 
@@ -232,6 +237,12 @@ fn item(noise: u32) -> BoxedStrategy<Item> {
         (
             1,
             proptest::sample::select(&FINAL_BUTTONS[..])
+                .prop_map(Item::Press)
+                .boxed(),
+        ),
+        (
+            2,
+            proptest::sample::select(&ADJOURN_BUTTONS[..])
                 .prop_map(Item::Press)
                 .boxed(),
         ),

@@ -303,6 +303,7 @@ fn a_restarted_daemon_takes_up_the_plies_played_while_it_was_down() {
             illegal: ByColor { white: 0, black: 0 },
             clocks: None,
             notes: Vec::new(),
+            adjourned: None,
         },
         &mut out,
     );
@@ -355,6 +356,7 @@ fn a_restart_on_a_board_that_names_its_pieces_reads_only_the_moves_made() {
             illegal: ByColor { white: 0, black: 0 },
             clocks: None,
             notes: Vec::new(),
+            adjourned: None,
         },
         &mut out,
     );

@@ -104,6 +104,7 @@ fn a_resumed_game_still_warns_of_low_time() {
         // Black had 100 s left when the power went.
         clocks: Some((250_000, 100_000)),
         notes: Vec::new(),
+        adjourned: None,
     };
     e.resume(1000, &game, &mut out);
     e.advance(1000 + 45_000, &mut out);

@@ -218,6 +218,71 @@ fn a_torn_last_entry_is_dropped_and_the_game_taken_up() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Appendix A: a game adjourned when the daemon stopped is taken up adjourned (its board not
+/// read for moves until it resumes), and `games --envelope` prints its envelope for the arbiter.
+#[test]
+fn an_adjourned_game_is_taken_up_adjourned_and_its_envelope_printed() {
+    use chessboardd::record::Sealed;
+    let dir = scratch("adjourned");
+    let state = dir.join("state");
+    std::fs::create_dir_all(&state).unwrap();
+    let mut entries = game_entries();
+    entries.truncate(3);
+    entries.push(Entry::Adjourned(Sealed {
+        sealer: "white".into(),
+        fen: "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2".into(),
+        uci: "g1f3".into(),
+        move_number: 2,
+        clocks: None,
+        used: None,
+        draw_offer: Some("black".into()),
+        date: "2026.11.30".into(),
+        time: "13:00:00".into(),
+    }));
+    std::fs::write(state.join(JOURNAL), journal_with(&entries)).unwrap();
+    let (events, _) = start_on(&state);
+    let resumed = events.iter().find(|e| e["type"] == "resumed").unwrap();
+    assert_eq!(resumed["plies"], 2, "{events:?}");
+    let said: Vec<&str> = events.iter().filter_map(|e| e["text"].as_str()).collect();
+    assert!(
+        said.contains(&"Partie fortgesetzt. Abgabezug versiegelt, die Uhren stehen. Die Partie ist abgebrochen"),
+        "{said:?}"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_chessboardd"))
+        .args(["games", "--envelope", "--state-dir"])
+        .arg(&state)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    for line in [
+        "d) Sealed by: White",
+        "e) Sealed move number: 2.",
+        "f) Draw offer: offered by Black",
+        "c) Time used: no clock",
+        "Inside: the sealed move 2. Nf3 (g1f3)",
+    ] {
+        assert!(text.contains(line), "{line}\n{text}");
+    }
+    // The sealed move is in no PGN.
+    let out = Command::new(env!("CARGO_BIN_EXE_chessboardd"))
+        .args(["games", "--pgn", "1", "--state-dir"])
+        .arg(&state)
+        .output()
+        .unwrap();
+    let pgn = String::from_utf8(out.stdout).unwrap();
+    assert!(pgn.contains("1. e4 e5") && !pgn.contains("Nf3"), "{pgn}");
+    // Without an adjourned game, it says so.
+    let out = Command::new(env!("CARGO_BIN_EXE_chessboardd"))
+        .args(["games", "--envelope", "--state-dir"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no adjourned game in"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A journal of an older version (no ply numbers) damaged in its first line: its moves cannot
 /// be placed, so a new game starts; the journal as it was is kept beside it, and the player
 /// hears how many entries were lost. Started again, the daemon has nothing more to repair.

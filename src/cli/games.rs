@@ -17,6 +17,10 @@ pub struct GamesArgs {
     /// Print game N as PGN (1 = the most recent)
     #[arg(long, value_name = "N")]
     pub pgn: Option<usize>,
+    /// Print the envelope of the adjourned game (Appendix A2: players, position, times, who
+    /// sealed which move number, a draw offer; inside, the sealed move), for the arbiter
+    #[arg(long, conflicts_with_all = ["pgn", "brf"])]
+    pub envelope: bool,
     /// Print game N as a Braille scoresheet (BRF: 40 cells, 25 lines a page), by liblouis
     #[arg(long, value_name = "N", conflicts_with = "pgn")]
     pub brf: Option<usize>,
@@ -34,6 +38,14 @@ pub struct GamesArgs {
 }
 
 pub fn run(args: GamesArgs) -> Result<(), Fail> {
+    if args.envelope {
+        let dir = &args.state_dir;
+        let text = chessboardd::record::envelope(dir)
+            .map_err(|e| Fail(1, format!("{}: {e}", dir.display())))?
+            .ok_or_else(|| Fail(1, format!("no adjourned game in {}", dir.display())))?;
+        let _ = std::io::stdout().lock().write_all(text.as_bytes());
+        return Ok(());
+    }
     let config_lang = || {
         let flags = Flags {
             lang: args.lang.clone(),

@@ -167,6 +167,7 @@ pub const COMMANDS: &[Spec] = &[
     press("adjust", Button::Adjust),
     row("pause", Args::None(Command::Pause)),
     row("resume", Args::None(Command::Resume)),
+    press("adjourn", Button::Adjourn),
     press("new-game", Button::NewGame),
     press("takeback", Button::Takeback),
     ask("help", Query::Help(Help::All)),
@@ -339,7 +340,7 @@ mod tests {
         assert_eq!(
             usage(),
             "last, moves N, time, turn, position [white|black] [PIECE], rank N, file X, \
-             square SQ, promote PIECE, draw, claim, resign, adjust, pause, resume, new-game, \
+             square SQ, promote PIECE, draw, claim, resign, adjust, pause, resume, adjourn, new-game, \
              takeback, help [keys|key N|end], clock, start, toggle-pause, rate up|down, volume up|down, hint, \
              evaluate, switch, silence, explore, step DIR, jump DIR, guard, go SQ, touches, legal, material, players, move N"
         );

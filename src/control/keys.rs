@@ -154,7 +154,8 @@ pub const DEFAULT_KEYS: &[(&str, &str, Option<&str>)] = &[
     ("KPMINUS", "volume down", Some("silence")),
     // (Long: the material balance and the pieces captured.)
     ("KPASTERISK", "rate up", Some("material")),
-    ("KPSLASH", "rate down", None),
+    // (Long: a move by its number: the digits, then Enter.)
+    ("KPSLASH", "rate down", Some("move")),
     // (Short: the help a key at a time, 6 next, 4 back, any key says what it does, until . or
     // Enter. Long: who plays.)
     ("NUMLOCK", "help keys", Some("players")),
@@ -237,6 +238,13 @@ pub fn binding_help(key: &str, b: &Binding, phrases: &Phrases) -> String {
             spoken_command(c, phrases)
         ));
     }
+    // (On a key, `move` waits for the number's digits.)
+    if [&b.short, &b.long]
+        .iter()
+        .any(|c| c.as_deref() == Some(NUMBER_ENTRY))
+    {
+        s.push_str(&format!(": {}", phrases.words.digits_then_enter));
+    }
     s
 }
 
@@ -281,8 +289,9 @@ pub enum KeyEvent {
 /// Exploring the board from the keypad: the digits are a compass over the board instead of
 /// their commands (8 up, 2 down, 4 left, 6 right, 7 9 1 3 the diagonals; held: along the line
 /// to the next piece), 5 says who guards the square (held: where its piece can go), 0 then two
-/// digits goes to a square (file
-/// 1-8 for a-h, then rank); `.` or Enter leaves. The other keys keep their commands.
+/// digits goes to a square (file 1-8 for a-h, then rank), 0 held then a digit 1-6 says where
+/// the pieces of a kind stand (pawns, knights, bishops, rooks, queens, kings); `.` or Enter
+/// leaves. The other keys keep their commands.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Explore {
     Off,
@@ -290,7 +299,12 @@ enum Explore {
     /// 0 was pressed: the file's digit comes next, then the rank's.
     File,
     Rank(char),
+    /// 0 was held: a kind of piece's digit comes next.
+    Piece,
 }
+
+/// The kinds of piece by their digit after 0 held while exploring, the least valuable first.
+const PIECE_DIGITS: [&str; 6] = ["pawn", "knight", "bishop", "rook", "queen", "king"];
 
 /// The compass: a digit's direction.
 const COMPASS: [(u8, &str); 8] = [
@@ -324,7 +338,7 @@ fn explore_binding(code: u16) -> Option<Binding> {
         return Some(match COMPASS.iter().find(|(k, _)| *k == d) {
             Some((_, dir)) => b(&format!("step {dir}"), Some(format!("jump {dir}"))),
             None if d == 5 => b("guard", Some("legal".to_string())),
-            None => b(SQUARE_ENTRY, None),
+            None => b(SQUARE_ENTRY, Some(PIECE_ENTRY.to_string())),
         });
     }
     matches!(key_name(code)?, "KPDOT" | "KPENTER" | "ENTER").then(|| b("explore", None))
@@ -332,6 +346,12 @@ fn explore_binding(code: u16) -> Option<Binding> {
 
 /// The keypad's own line for 0 in the compass: a square is entered next (never sent).
 const SQUARE_ENTRY: &str = "#square";
+/// ... and for 0 held: a kind of piece is entered next (never sent).
+const PIECE_ENTRY: &str = "#piece";
+/// `move` without its number, on a key: the number's digits come next, then Enter or `.`.
+const NUMBER_ENTRY: &str = "move";
+/// The largest move number the keys take (more digits are not taken).
+const MOST_MOVES: u32 = 9999;
 
 /// Turns key downs and ups into commands, short and long presses told apart by time. Pure: the
 /// caller gives the time of each event and calls [`Presses::advance`] at [`Presses::due`].
@@ -346,6 +366,8 @@ pub struct Presses {
     help: Option<u32>,
     /// The pages of the walk: the keys' bindings, then the exploration's keys.
     pages: u32,
+    /// A move's number being entered (`move` on a key): the digits so far.
+    number: Option<u32>,
 }
 
 impl Presses {
@@ -356,6 +378,7 @@ impl Presses {
             explore: Explore::Off,
             help: None,
             pages: u32::try_from(map.pages().len() + 1).unwrap_or(u32::MAX),
+            number: None,
             map,
         }
     }
@@ -414,6 +437,8 @@ impl Presses {
         }
         match line.as_str() {
             SQUARE_ENTRY => self.explore = Explore::File,
+            PIECE_ENTRY => self.explore = Explore::Piece,
+            NUMBER_ENTRY => self.number = Some(0),
             "explore" => {
                 self.explore = match self.explore {
                     Explore::Off => Explore::Compass,
@@ -430,6 +455,10 @@ impl Presses {
         let d = digit(code)?;
         let step = (1..=8).contains(&d).then_some(d);
         self.explore = match (self.explore, step) {
+            (Explore::Piece, Some(k)) if k <= 6 => {
+                out.push(format!("position {}", PIECE_DIGITS[usize::from(k - 1)]));
+                Explore::Compass
+            }
             (Explore::File, Some(f)) => Explore::Rank(char::from(b'a' + f - 1)),
             (Explore::Rank(file), Some(r)) => {
                 out.push(format!("go {file}{r}"));
@@ -441,13 +470,40 @@ impl Presses {
         Some(())
     }
 
+    /// A key pressed while a move's number is entered: a digit is taken, Enter or `.` asks
+    /// for the move (none when no digit came); any other key ends the entry and does what it
+    /// does. True when the key was taken.
+    fn number_key(&mut self, code: u16, out: &mut Vec<String>) -> bool {
+        let Some(n) = self.number else {
+            return false;
+        };
+        if let Some(d) = digit(code) {
+            let more = n * 10 + u32::from(d);
+            self.number = Some(if more <= MOST_MOVES { more } else { n });
+            return true;
+        }
+        self.number = None;
+        if matches!(key_name(code), Some("KPDOT" | "KPENTER" | "ENTER")) {
+            if n > 0 {
+                out.push(format!("move {n}"));
+            }
+            return true;
+        }
+        false
+    }
+
     /// The commands a key event gives at `t`.
     pub fn event(&mut self, t: Millis, e: KeyEvent) -> Vec<String> {
         let mut out = self.advance(t);
         match e {
             KeyEvent::Down(code) => {
-                if matches!(self.explore, Explore::File | Explore::Rank(_))
-                    && self.square_digit(code, &mut out).is_some()
+                if self.number_key(code, &mut out) {
+                    return out;
+                }
+                if matches!(
+                    self.explore,
+                    Explore::File | Explore::Rank(_) | Explore::Piece
+                ) && self.square_digit(code, &mut out).is_some()
                 {
                     return out;
                 }
@@ -581,8 +637,43 @@ mod tests {
         // A long press due when another key's event comes is given first.
         assert!(p.event(7000, KeyEvent::Down(kp("KP5"))).is_empty());
         assert_eq!(
-            p.event(8000, KeyEvent::Down(kp("KPSLASH"))),
-            ["takeback", "rate down"]
+            p.event(8000, KeyEvent::Down(kp("BACKSPACE"))),
+            ["takeback", "silence"]
+        );
+    }
+
+    /// Issue 26: a move by its number from the keypad (NVUI's "move N"): the slash held, the
+    /// digits, then Enter (or the dot).
+    #[test]
+    fn a_move_by_its_number_is_the_slash_held_then_digits_then_enter() {
+        let mut p = Presses::new(KeyMap::default(), 800);
+        // Short: slower, as ever (on release now).
+        assert_eq!(tap(&mut p, 0, "KPSLASH"), ["rate down"]);
+        assert!(p.event(100, KeyEvent::Down(kp("KPSLASH"))).is_empty());
+        assert!(p.advance(900).is_empty(), "the number comes first");
+        assert!(p.event(950, KeyEvent::Up(kp("KPSLASH"))).is_empty());
+        assert!(tap(&mut p, 1000, "KP1").is_empty());
+        assert!(tap(&mut p, 1100, "2").is_empty());
+        // Enter asks for the move, and is no clock press.
+        assert_eq!(tap(&mut p, 1200, "KPENTER"), ["move 12"]);
+        assert_eq!(tap(&mut p, 1300, "KP1"), ["time"]);
+        // No digit: nothing asked; another key ends the entry and does what it does.
+        assert!(p.event(2000, KeyEvent::Down(kp("KPSLASH"))).is_empty());
+        assert!(p.advance(2800).is_empty());
+        assert!(p.event(2850, KeyEvent::Up(kp("KPSLASH"))).is_empty());
+        assert!(tap(&mut p, 2900, "KPDOT").is_empty());
+        assert!(p.event(3000, KeyEvent::Down(kp("KPSLASH"))).is_empty());
+        assert!(p.advance(3800).is_empty());
+        assert!(p.event(3850, KeyEvent::Up(kp("KPSLASH"))).is_empty());
+        assert!(tap(&mut p, 3900, "KP3").is_empty());
+        assert_eq!(tap(&mut p, 4000, "KPPLUS"), ["volume up"]);
+        assert_eq!(tap(&mut p, 4100, "KP3"), ["moves 5"]);
+        // The key's help says how.
+        let de = Phrases::new(Lang::AppendixF, Style::Short, FileWords::Phonetic);
+        let help = KeyMap::default().help(&de);
+        assert!(
+            help.contains("; Schrägstrich langsamer, lang Zug Nummer: Ziffern, dann Enter; "),
+            "{help}"
         );
     }
 
@@ -616,6 +707,20 @@ mod tests {
         assert_eq!(tap(&mut p, 3800, "KPPLUS"), ["volume up"]);
         assert_eq!(tap(&mut p, 3900, "KPENTER"), ["explore"]);
         assert_eq!(tap(&mut p, 4000, "KP8"), ["promote rook"]);
+        // Exploring again: 0 held, then a kind of piece (2: the knights); 7 is no kind.
+        assert!(p.event(5000, KeyEvent::Down(kp("KPDOT"))).is_empty());
+        assert_eq!(p.advance(5800), ["explore"]);
+        assert!(p.event(5900, KeyEvent::Up(kp("KPDOT"))).is_empty());
+        assert!(p.event(6000, KeyEvent::Down(kp("KP0"))).is_empty());
+        assert!(p.advance(6800).is_empty());
+        assert!(p.event(6900, KeyEvent::Up(kp("KP0"))).is_empty());
+        assert_eq!(tap(&mut p, 7000, "KP2"), ["position knight"]);
+        assert_eq!(tap(&mut p, 7100, "KP2"), ["step down"]);
+        assert!(p.event(7200, KeyEvent::Down(kp("KP0"))).is_empty());
+        assert!(p.advance(8000).is_empty());
+        assert!(p.event(8100, KeyEvent::Up(kp("KP0"))).is_empty());
+        assert!(tap(&mut p, 8200, "KP7").is_empty());
+        assert_eq!(tap(&mut p, 8300, "KP6"), ["step right"]);
     }
 
     #[test]
@@ -645,7 +750,10 @@ mod tests {
         let en = Phrases::new(Lang::En, Style::Short, FileWords::Phonetic);
         let help = KeyMap::default().help(&en);
         assert!(help.contains("1 time, held moves 10"), "{help}");
-        assert!(help.contains("; slash slower; "), "{help}");
+        assert!(
+            help.contains("; slash slower, held move number: digits, then enter; "),
+            "{help}"
+        );
     }
 
     #[test]

@@ -22,7 +22,8 @@ impl Engine {
             return;
         }
         self.advance(t, out);
-        let over = self.phase == Phase::Over;
+        // (An adjourned game stands too: only a draw, a resignation, a new game, resuming.)
+        let over = self.standing();
         match button {
             // Pressing the clock completes whatever the player left standing, now.
             Button::Clock => {
@@ -85,6 +86,7 @@ impl Engine {
         self.settle_hold(out);
         self.resolve_alt_as_continued(out);
         let over = self.phase == Phase::Over;
+        let standing = self.standing();
         let w = &self.s.phrases.words;
         match button {
             // (Asked above.)
@@ -100,7 +102,7 @@ impl Engine {
                 }
             }
             Button::Claim => {
-                if !over {
+                if !standing {
                     self.claim(out);
                 }
             }
@@ -110,13 +112,24 @@ impl Engine {
                 }
             }
             Button::Adjust => {
-                if !over {
+                if !standing {
                     self.turn.adjusting = true;
                     let text = w.adjust.clone();
                     self.say(out, text, Priority::Info);
                 }
             }
             Button::NewGame => self.new_game(self.now, Chess::default(), false, out),
+            Button::Adjourn => self.adjourn_button(out),
+            Button::Resume => {
+                let text = self.clock_command(Command::Resume, out);
+                if !text.is_empty() {
+                    self.answer(text, out);
+                }
+            }
+            Button::Takeback if self.phase == Phase::Adjourned => {
+                let text = w.adjourned.clone();
+                self.say(out, text, Priority::Info);
+            }
             Button::Takeback => {
                 let plies = self.takeback_plies();
                 if let (Mode::Casual, Some(n)) = (self.s.mode, plies) {
@@ -242,31 +255,10 @@ impl Engine {
         let text = match cmd {
             Command::Ask(_) => unreachable!("answered above"),
             Command::Pause | Command::Resume | Command::TogglePause | Command::Start => {
-                let standing = self.clock.as_ref().is_some_and(|c| c.is_paused());
-                let pause = match cmd {
-                    Command::Pause => true,
-                    Command::TogglePause => !standing,
-                    _ => false,
-                };
-                let turn = self.game.pos.turn();
-                let over = self.phase == Phase::Over;
-                if let Some(c) = &mut self.clock {
-                    if pause {
-                        c.pause(self.now);
-                    } else if standing {
-                        c.resume(self.now);
-                    } else if cmd == Command::Start && c.running().is_none() && !over {
-                        c.start(turn, self.now);
-                    }
+                let text = self.clock_command(cmd, out);
+                if text.is_empty() {
+                    return String::new();
                 }
-                let text = if pause {
-                    w.paused.clone()
-                } else if cmd == Command::Start {
-                    w.clock_started.clone()
-                } else {
-                    w.resumed.clone()
-                };
-                self.emit_clock(out);
                 text
             }
             Command::Voice(change) => {
@@ -295,6 +287,9 @@ impl Engine {
             }
             Command::Press(b) if self.irrevocable(b) => {
                 if let Some(text) = self.claim_refused().filter(|_| b == Button::Claim) {
+                    return self.answer(text, out);
+                }
+                if let Some(text) = self.adjourn_refused().filter(|_| b == Button::Adjourn) {
                     return self.answer(text, out);
                 }
                 if let Some(text) = self.unconfirmed(cmd, out) {
@@ -337,12 +332,56 @@ impl Engine {
         self.answer(text, out)
     }
 
+    /// Pause, resume, start: the clocks stopped for the arbiter and started again (Art.
+    /// 6.13); an adjourned game resumed (A5, A9). Returns the text to answer (empty when it
+    /// was said already).
+    fn clock_command(&mut self, cmd: Command, out: &mut Vec<Event>) -> String {
+        let w = &self.s.phrases.words;
+        if self.phase == Phase::Adjourned {
+            return match cmd {
+                Command::Pause => w.adjourned.clone(),
+                _ => {
+                    self.resume_adjourned(out);
+                    String::new()
+                }
+            };
+        }
+        let standing = self.clock.as_ref().is_some_and(|c| c.is_paused());
+        let pause = match cmd {
+            Command::Pause => true,
+            Command::TogglePause => !standing,
+            _ => false,
+        };
+        let turn = self.game.pos.turn();
+        let over = self.phase == Phase::Over;
+        if let Some(c) = &mut self.clock {
+            if pause {
+                c.pause(self.now);
+            } else if standing {
+                c.resume(self.now);
+            } else if cmd == Command::Start && c.running().is_none() && !over {
+                c.start(turn, self.now);
+            }
+        }
+        let text = if pause {
+            w.paused.clone()
+        } else if cmd == Command::Start {
+            w.clock_started.clone()
+        } else {
+            w.resumed.clone()
+        };
+        self.emit_clock(out);
+        text
+    }
+
     /// A button whose command cannot be undone, and wants the same command again to confirm:
-    /// resigning, claiming, accepting a draw, a new game, a takeback.
+    /// resigning, claiming, accepting a draw, a new game, a takeback, adjourning.
     fn irrevocable(&self, b: Button) -> bool {
         let over = self.phase == Phase::Over;
         match b {
-            Button::Resign | Button::Claim => !over,
+            Button::Adjourn => !over && self.adjourn == super::game::Adjourn::Playing,
+            Button::Claim => !self.standing(),
+            Button::Resign => !over,
             Button::Draw => !over && self.draw_offer.is_some_and(|o| self.actor() != Some(o)),
             Button::NewGame | Button::Takeback => true,
             _ => false,
@@ -388,6 +427,7 @@ impl Engine {
             }
             Command::Press(Button::NewGame) => format!("{}?", w.command("new-game")),
             Command::Press(Button::Takeback) => format!("{}?", w.command("takeback")),
+            Command::Press(Button::Adjourn) => format!("{}?", w.command("adjourn")),
             Command::Switch => format!("{}?", w.command("switch")),
             _ => String::new(),
         };

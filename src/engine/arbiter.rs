@@ -30,7 +30,7 @@ use super::decoder::physical::Physical;
 use super::decoder::recognise;
 use super::decoder::stories::Gap;
 use super::event::{Event, EventKind, Millis, Priority, TouchRule};
-use super::game::{fen_of, ply_number, Game};
+use super::game::{fen_of, ply_number, Adjourn, Game};
 use super::input::{Command, LinkState, PortError, Reading, VoiceLevel};
 use super::rules::Mode;
 use super::settings::Settings;
@@ -51,6 +51,9 @@ pub(super) enum Phase {
     Replicating { m: Move },
     /// The game is over; setting up the initial position starts the next.
     Over,
+    /// The game is adjourned (Appendix A): the sealed move is in the envelope, the clocks
+    /// stand, the board is not read until the game resumes.
+    Adjourned,
 }
 
 /// A decision held back, since when the board showed it, and when it is taken without more
@@ -244,6 +247,8 @@ pub struct Engine {
     /// When the player's clock starts though the computer's move is not executed yet
     /// (`Settings::execution_ms` after it was announced).
     pub(super) execution_due: Option<Millis>,
+    /// Appendix A: a move being sealed, or the envelope of an adjourned game.
+    pub(super) adjourn: Adjourn,
     /// Takebacks made (a position's key: an answer for a position taken back is dropped).
     pub(super) takebacks: u64,
     /// What the board was seen doing since the agreed point, in time order: the stories of
@@ -318,6 +323,7 @@ impl Engine {
             computer_executing: false,
             computer_since: None,
             execution_due: None,
+            adjourn: Adjourn::Playing,
             takebacks: 0,
             log: Vec::new(),
             agreed: Agreed::default(),
@@ -343,6 +349,11 @@ impl Engine {
 
     pub fn game(&self) -> &Game {
         &self.game
+    }
+
+    /// The game stands: over, or adjourned (the board is not read for moves).
+    pub(super) fn standing(&self) -> bool {
+        matches!(self.phase, Phase::Over | Phase::Adjourned)
     }
 
     pub fn is_over(&self) -> bool {
@@ -632,6 +643,10 @@ impl Engine {
         let touch_checked =
             !recovered && !self.turn.touch_unknown && self.s.mode == Mode::Tournament;
         let color = self.game.pos.turn();
+        if self.adjourn == Adjourn::Sealing(color) {
+            self.seal(m, out);
+            return;
+        }
         let ply = ply_number(&self.game.pos);
         let part_of_castling = self.part_of_castling(m);
         // A choice pressed in a turn whose player could not promote is the opponent's, ahead;

@@ -338,6 +338,13 @@ impl Clock {
         }
     }
 
+    /// Stops the clocks until one is started again: the running one stops, a pause is
+    /// forgotten (an adjourned game's clocks, A1a).
+    pub fn halt(&mut self, now: Millis) {
+        self.paused = None;
+        self.stop(now);
+    }
+
     pub fn is_paused(&self) -> bool {
         self.paused.is_some()
     }

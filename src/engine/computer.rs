@@ -219,13 +219,24 @@ impl Engine {
         if !self.computer_to_move() || key != self.position_key() || !self.game.pos.is_legal(m) {
             return false;
         }
+        self.record_to_execute(m, out);
+        true
+    }
+
+    /// A move not made on this board (the computer's, or the sealed move of an adjourned game)
+    /// is recorded and announced, the mover's clock stopped; then the board must show it (the
+    /// player executes it: guided when he does it wrongly); the opponent's clock starts when it
+    /// stands there, or after [`Settings::execution_ms`].
+    ///
+    /// [`Settings::execution_ms`]: super::Settings::execution_ms
+    pub(super) fn record_to_execute(&mut self, m: Move, out: &mut Vec<Event>) {
         // Not the player's: no touch is judged.
         self.turn.touch_unknown = true;
         self.computer_moving = true;
         self.record(m, false, out);
         self.computer_moving = false;
         if self.phase == Phase::Over {
-            return true;
+            return;
         }
         // The player's lifts are the execution of this move, not a promotion's swap.
         self.turn.swap = None;
@@ -236,7 +247,6 @@ impl Engine {
         self.execution_due = (self.clock.is_some() && self.s.execution_ms > 0)
             .then(|| self.now.saturating_add(self.s.execution_ms));
         self.evaluate(out);
-        true
     }
 
     /// The computer has had the move for [`THINKING_TOLD_MS`]: "Computer denkt", once (told

@@ -400,6 +400,18 @@ pub enum EventKind {
     Replicated {
         uci: String,
     },
+    /// Appendix A1: the player to move sealed his move; the clocks stand until the game is
+    /// resumed. The sealed move is in no event until then (it goes to the journal only).
+    Adjourned {
+        #[serde(serialize_with = "ser_color")]
+        color: Color,
+        /// The number of the sealed move (A2e).
+        move_number: u32,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        white_ms: Option<i64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        black_ms: Option<i64>,
+    },
     /// A game was taken up again from the record after the daemon was down (daemon only).
     Resumed {
         fen: String,
@@ -508,6 +520,7 @@ impl EventKind {
             EventKind::TimeWarning { .. } => "time_warning",
             EventKind::Voice { .. } => "voice",
             EventKind::Silence => "silence",
+            EventKind::Adjourned { .. } => "adjourned",
             EventKind::Resumed { .. } => "resumed",
             EventKind::Replicated { .. } => "replicated",
             EventKind::ComputerAsk { .. } => "computer_ask",
@@ -728,6 +741,21 @@ impl Event {
             }
             EventKind::Silence => {}
             EventKind::Replicated { uci } => j.str("uci", uci),
+            EventKind::Adjourned {
+                color,
+                move_number,
+                white_ms,
+                black_ms,
+            } => {
+                j.color("color", *color);
+                j.num("move_number", *move_number);
+                if let Some(ms) = white_ms {
+                    j.int("white_ms", *ms);
+                }
+                if let Some(ms) = black_ms {
+                    j.int("black_ms", *ms);
+                }
+            }
             EventKind::Resumed { fen, plies } => {
                 j.str("fen", fen);
                 j.num("plies", *plies);
@@ -1074,6 +1102,18 @@ mod tests {
             },
             EventKind::Silence,
             EventKind::Replicated { uci: "e1g1".into() },
+            EventKind::Adjourned {
+                color: Color::Black,
+                move_number: 41,
+                white_ms: Some(1_000),
+                black_ms: Some(2_000),
+            },
+            EventKind::Adjourned {
+                color: Color::White,
+                move_number: 1,
+                white_ms: None,
+                black_ms: None,
+            },
             EventKind::Resumed {
                 fen: "y".into(),
                 plies: 40,

@@ -68,6 +68,33 @@ impl Ending {
     }
 }
 
+/// The envelope of an adjourned game (Appendix A2 of the 1997 and 2005 Laws): the sealed move,
+/// who sealed it and its number, both clocks, a draw offer standing. The position before the
+/// sealed move is the game's position: the sealed move is not played until the game resumes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Envelope {
+    pub sealer: Color,
+    pub sealed: Move,
+    pub move_number: u32,
+    /// Both clocks as they stood (what each player has left).
+    pub clocks: Option<(i64, i64)>,
+    /// The time each player used (A2c).
+    pub used: Option<(i64, i64)>,
+    pub draw_offer: Option<Color>,
+}
+
+/// Whether a game is being adjourned.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Adjourn {
+    #[default]
+    Playing,
+    /// `adjourn` was given: the player's next move is his sealed move (A1a).
+    Sealing(Color),
+    /// The move is sealed. `opening`: the game is to resume once the board shows the position
+    /// before the sealed move (A5).
+    Adjourned { envelope: Envelope, opening: bool },
+}
+
 #[derive(Clone, Debug)]
 pub struct Game {
     pub start: Chess,

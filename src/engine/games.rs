@@ -6,7 +6,7 @@ use shakmaty::{Bitboard, ByColor, Chess, Color, Move, Position};
 use super::arbiter::{Engine, Mismatch, Phase, Warnings};
 use super::clock::Clock;
 use super::event::{Event, EventKind, Millis, Priority};
-use super::game::{fen_of, Game};
+use super::game::{fen_of, Adjourn, Envelope, Game};
 
 /// A game brought back from the record after the daemon was down.
 #[derive(Clone, Debug)]
@@ -22,6 +22,8 @@ pub struct Resumed {
     pub clocks: Option<(i64, i64)>,
     /// The scoresheet's notes (`Game::notes`).
     pub notes: Vec<(usize, String)>,
+    /// Adjourned: the envelope, the sealed move in it (Appendix A).
+    pub adjourned: Option<Envelope>,
 }
 
 impl Engine {
@@ -44,6 +46,7 @@ impl Engine {
         self.game = Game::new(start);
         self.games_started += 1;
         self.computer_executing = false;
+        self.adjourn = Adjourn::Playing;
         self.phase = Phase::Moving;
         self.illegal_counts = ByColor { white: 0, black: 0 };
         self.draw_offer = None;
@@ -98,6 +101,7 @@ impl Engine {
         self.game = Game::new(game.start.clone());
         self.games_started += 1;
         self.computer_executing = false;
+        self.adjourn = Adjourn::Playing;
         let mut taken = 0;
         for (i, (m, clocks)) in game.moves.iter().enumerate() {
             if !self.game.pos.is_legal(*m) {
@@ -156,6 +160,12 @@ impl Engine {
         self.warnings = Warnings::default();
         self.mark_warned(Color::White);
         self.mark_warned(Color::Black);
+        // An adjourned game stays adjourned: its board is not read until it resumes.
+        let adjourned = taken == game.moves.len()
+            && game
+                .adjourned
+                .as_ref()
+                .is_some_and(|e| self.take_up_adjourned(e));
         self.agree_on_the_record();
         // Nobody heard the board while the daemon was down.
         self.gap_from = Some(self.now);
@@ -166,13 +176,15 @@ impl Engine {
                 plies: self.game.plies.len() as u32,
             },
         );
-        let text = format!(
-            "{}. {}",
-            self.s.phrases.words.game_resumed,
+        let w = &self.s.phrases.words;
+        let last = if adjourned {
+            w.adjourned.clone()
+        } else {
             self.last_say
                 .clone()
-                .unwrap_or_else(|| self.s.phrases.words.no_move_yet.clone())
-        );
+                .unwrap_or_else(|| w.no_move_yet.clone())
+        };
+        let text = format!("{}. {last}", w.game_resumed);
         self.say(out, text, Priority::Info);
         self.emit_clock(out);
         self.evaluate(out);
@@ -202,6 +214,7 @@ impl Engine {
         self.games_started = leader.games_started;
         self.takebacks = leader.takebacks;
         self.computer_executing = false;
+        self.adjourn = Adjourn::Playing;
         self.computer = leader.computer.clone();
         self.illegal_counts = leader.illegal_counts;
         self.draw_offer = leader.draw_offer;

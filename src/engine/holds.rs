@@ -31,7 +31,7 @@ impl Engine {
             Held::Breach(m) => self.at(h.since, |e| e.refuse(m, out)),
             Held::Takeback(plan) => self.apply_takeback(plan, h.since, out),
         }
-        if self.phase == Phase::Over {
+        if self.standing() {
             return;
         }
         if self.game.plies.len() != plies || takeback {

@@ -106,11 +106,15 @@ pub enum Button {
     Adjust,
     NewGame,
     Takeback,
+    /// Appendix A1: the player to move seals his move (the 1997 and 2005 Laws).
+    Adjourn,
+    /// The clocks go on after a pause; an adjourned game resumes (A5, A9).
+    Resume,
 }
 
 impl Button {
     /// Every button with its name in scripts and configs, in the order help lists them.
-    pub const ALL: [(&'static str, Button); 15] = [
+    pub const ALL: [(&'static str, Button); 17] = [
         ("clock", Button::Clock),
         ("repeat", Button::Repeat),
         ("time", Button::Time),
@@ -126,6 +130,8 @@ impl Button {
         ("adjust", Button::Adjust),
         ("new-game", Button::NewGame),
         ("takeback", Button::Takeback),
+        ("adjourn", Button::Adjourn),
+        ("resume", Button::Resume),
     ];
 
     /// The button's name (`promote-queen` for a promotion to anything but R, B, N).

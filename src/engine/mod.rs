@@ -18,11 +18,13 @@
 //!    settles), [`recovery`] and [`revise`] (moves read from the board afterwards, and the
 //!    corrections when later readings tell another story), [`rulings`] (touch-move, illegal
 //!    moves, claims, the end), [`takeback`], [`timers`] (what falls due, low-time warnings),
-//!    [`answers`] (buttons and questions), [`explore`] (the keypad's cursor over the board), [`announce`] (what is said besides moves),
-//!    [`games`] (new, resumed, followed), [`computer`] (a game against the computer: its
-//!    requests and answers).
+//!    [`answers`] (buttons and questions), [`adjourn`] (an adjourned game's sealed move,
+//!    Appendix A), [`explore`] (the keypad's cursor over the board), [`announce`] (what is
+//!    said besides moves), [`games`] (new, resumed, followed), [`computer`] (a game against
+//!    the computer: its requests and answers).
 //! 6. [`table`]: one game on two boards.
 
+pub mod adjourn;
 pub mod announce;
 pub mod answers;
 pub mod arbiter;
@@ -52,6 +54,7 @@ pub use arbiter::Engine;
 pub use computer::{Asked, ComputerAnswer, ComputerRequest, PositionKey, UciClocks};
 pub use decoder::{debounce, physical, recognise};
 pub use event::{Event, EventKind, Millis, Priority};
+pub use game::Envelope;
 pub use games::Resumed;
 pub use input::{
     Button, Command, Dir, Help, LinkState, Look, PortError, Query, Reading, VoiceChange,

@@ -46,6 +46,10 @@ impl Engine {
                 self.settle_hold(out);
             }
         }
+        if self.phase == Phase::Adjourned {
+            self.adjourned_board(out);
+            return;
+        }
         if self.phase == Phase::Over {
             if self.phys.shows(Chess::default().board()) {
                 self.new_game(self.now, Chess::default(), false, out);
@@ -224,7 +228,10 @@ impl Engine {
     /// (the other board's, the computer's) is executed here, nor while this board is only
     /// watched.
     fn logging(&self) -> bool {
-        !matches!(self.phase, Phase::Replicating { .. } | Phase::Over) && !self.passive()
+        !matches!(
+            self.phase,
+            Phase::Replicating { .. } | Phase::Over | Phase::Adjourned
+        ) && !self.passive()
     }
 
     /// Takes a batch of changes into the physical board and the turn's observations.
@@ -372,6 +379,9 @@ impl Engine {
     fn on_lift(&mut self, sq: Square, t: Millis, out: &mut Vec<Event>) {
         // Executing the opponent's move, or a board watched while the opponent moves on his:
         // no touches here.
+        if self.phase == Phase::Adjourned {
+            return;
+        }
         if self.passive() || matches!(self.phase, Phase::Replicating { .. }) {
             // (A captured piece's square seen empty: the capture is being executed.)
             self.turn.vacated.add(sq);
@@ -419,7 +429,7 @@ impl Engine {
     /// [`Engine::evaluate`], with what the board shows when it is known already.
     fn evaluate_as(&mut self, known: Option<Verdict>, out: &mut Vec<Event>) {
         match self.phase.clone() {
-            Phase::Over => return,
+            Phase::Over | Phase::Adjourned => return,
             Phase::Replicating { m } => {
                 self.evaluate_replication(m, out);
                 return;

@@ -249,7 +249,7 @@ impl Engine {
         held: Option<&Hold>,
         out: &mut Vec<Event>,
     ) -> Revision {
-        if self.phase == Phase::Over || self.passive() || self.computer_since_agreed() {
+        if self.standing() || self.passive() || self.computer_since_agreed() {
             return Revision::Nothing;
         }
         // (A held move or a board standing still is always searched: rulings wait on it.)
@@ -553,7 +553,7 @@ impl Engine {
             }
             self.moving_at = None;
             recorded.push(self.game.plies.len());
-            if self.phase == Phase::Over {
+            if self.standing() {
                 break;
             }
         }
@@ -568,7 +568,7 @@ impl Engine {
             let text = self.s.phrases.words.order_uncertain.clone();
             self.say(out, text, Priority::Info);
         }
-        if self.phase == Phase::Over {
+        if self.standing() {
             return;
         }
         self.turn = self.turn_after(&story);

@@ -84,6 +84,9 @@ pub struct RuleProfile {
     pub blitz_below_ms: i64,
     /// Upper bound (inclusive) of rapid.
     pub rapid_up_to_ms: i64,
+    /// Games are adjourned, a move sealed (Appendix A of 1997 and 2005; the 2023 Laws no
+    /// longer adjourn).
+    pub adjournment: bool,
 }
 
 const MIN: i64 = 60_000;
@@ -102,6 +105,7 @@ pub const FIDE_1997: RuleProfile = RuleProfile {
     wrong_claim: WrongClaim::HalfUpToThree,
     blitz_below_ms: 15 * MIN,
     rapid_up_to_ms: 60 * MIN,
+    adjournment: true,
 };
 
 pub const FIDE_2005: RuleProfile = RuleProfile {
@@ -117,6 +121,7 @@ pub const FIDE_2005: RuleProfile = RuleProfile {
     wrong_claim: WrongClaim::Graded2005,
     blitz_below_ms: 15 * MIN,
     rapid_up_to_ms: 60 * MIN,
+    adjournment: true,
 };
 
 const FIDE_2023_STANDARD: IllegalPenalty = IllegalPenalty {
@@ -145,6 +150,7 @@ pub const FIDE_2023: RuleProfile = RuleProfile {
     wrong_claim: WrongClaim::OpponentTwoMinutes,
     blitz_below_ms: 10 * MIN + 1,
     rapid_up_to_ms: 60 * MIN - 1,
+    adjournment: false,
 };
 
 pub const PROFILES: [RuleProfile; 3] = [FIDE_1997, FIDE_2005, FIDE_2023];

@@ -452,6 +452,7 @@ impl Engine {
     pub(super) fn end_game(&mut self, ending: Ending, out: &mut Vec<Event>) {
         self.game.ending = Some(ending);
         self.phase = Phase::Over;
+        self.adjourn = super::game::Adjourn::Playing;
         self.alt = None;
         self.mismatch.due = None;
         self.draw_offer = None;

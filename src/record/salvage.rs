@@ -375,9 +375,14 @@ pub fn fold(read: &Read) -> Folded {
                 file,
             } => {
                 g.rec.ended = Some((result.clone(), reason.clone()));
+                g.rec.adjourned = None;
                 g.rec.file = Some(file.clone());
             }
             Entry::Reopen => g.rec.ended = None,
+            // (An envelope of another position than the game's is none of this game's.)
+            Entry::Adjourned(sealed) => {
+                g.rec.adjourned = (fen_of(g.pos()) == sealed.fen).then(|| sealed.clone());
+            }
             Entry::Note { after, text } => {
                 // (Of a ply the salvaged game no longer begins with: left out.)
                 if let Some(at) = (*after as u64).checked_sub(u64::from(g.base)) {

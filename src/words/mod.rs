@@ -260,6 +260,8 @@ pub struct Words {
     /// the keys, and the help left.
     pub help_keys: String,
     pub explore_keys: String,
+    /// After the help of a key that asks for a move by its number: "Ziffern, dann Enter".
+    pub digits_then_enter: String,
     pub help_end: String,
     pub help_off: String,
     /// A claim pressed before the move that makes it (9.2a, 9.3a): the move is awaited.
@@ -310,6 +312,18 @@ pub struct Words {
     pub you_play: String,
     /// The computer has had the move a few seconds and not answered yet.
     pub computer_thinking: String,
+    /// Appendix A1: the game is being adjourned, "{side}" (the player to move) is to make his
+    /// sealed move on the board, which is not announced.
+    pub adjourn_seal: String,
+    /// The sealed move is recorded, the clocks stand: the game is adjourned.
+    pub adjourned: String,
+    /// A5: the position before the sealed move is to be set up before the game resumes.
+    pub adjourn_set_up: String,
+    /// A9: said before the sealed move's announcement when the game resumes.
+    pub envelope_opened: String,
+    /// `adjourn` where it cannot be: the 2023 Laws, a game over, against the computer, two
+    /// boards.
+    pub no_adjournment: String,
     /// The spoken name of each command, in the order of [`COMMAND_KEYS`]; by name:
     /// [`Words::command`].
     pub commands: CommandWords,
@@ -356,7 +370,7 @@ pub const KEY_NAMES: [&str; 11] = [
 ];
 
 /// How many commands there are.
-pub const COMMAND_COUNT: usize = 42;
+pub const COMMAND_COUNT: usize = 43;
 
 /// The commands' names, as the `[commands]` table of a language's data file has them, in the
 /// order a list of them is given in the config (`[speech.words] commands = [...]`).
@@ -376,6 +390,7 @@ pub const COMMAND_KEYS: [&str; COMMAND_COUNT] = [
     "adjust",
     "pause",
     "resume",
+    "adjourn",
     "new-game",
     "takeback",
     "help",
@@ -419,6 +434,7 @@ pub const PATTERNS: &[(&str, &[&str])] = &[
     ("confirm_claim", &["{side}"]),
     ("confirm_draw", &["{side}"]),
     ("not_to_move", &["{side}"]),
+    ("adjourn_seal", &["{side}"]),
     ("touches", &["{side}", "{piece}"]),
     ("material_ahead", &["{side}", "{pawns}"]),
 ];
@@ -596,6 +612,7 @@ word_fields!(
     long_press,
     help_keys,
     explore_keys,
+    digits_then_enter,
     help_end,
     help_off,
     claim_with_move,
@@ -624,6 +641,11 @@ word_fields!(
     training_only,
     you_play,
     computer_thinking,
+    adjourn_seal,
+    adjourned,
+    adjourn_set_up,
+    envelope_opened,
+    no_adjournment,
 );
 
 /// A piece's place in the word lists: king, queen, rook, bishop, knight, pawn.

@@ -36,6 +36,10 @@ fn status_of(kind: &EventKind) -> Option<String> {
             format!("ply {ply}: corrected ({} withdrawn)", withdrawn.join(" "))
         }
         EventKind::GameOver { result, reason } => format!("game over: {result} {reason}"),
+        // (Which move was sealed is in the journal only.)
+        EventKind::Adjourned { move_number, .. } => {
+            format!("adjourned: move {move_number} sealed")
+        }
         _ => return None,
     })
 }
