@@ -649,6 +649,7 @@ impl Engine {
         }
         let ply = ply_number(&self.game.pos);
         let part_of_castling = self.part_of_castling(m);
+        let echoed_capture = !recovered && self.echoed_capture(m);
         // A choice pressed in a turn whose player could not promote is the opponent's, ahead;
         // one made ahead by the opponent stays his.
         let pressed = self.turn.promo_choice.filter(|_| {
@@ -715,7 +716,7 @@ impl Engine {
                 corrected: self.correcting,
             },
         );
-        self.recorded(recovered || part_of_castling, t);
+        self.recorded(recovered || part_of_castling || echoed_capture, t);
         if let Some((w, b)) = clocks {
             self.emit(
                 out,
@@ -763,6 +764,33 @@ impl Engine {
                 c.is_castle()
                     && c_left.is_superset(left)
                     && (c_left | c_reached).is_superset(reached)
+            })
+    }
+
+    /// While `m`'s piece was in the hand, the board read a square it could capture on again as
+    /// it stood, occupied: perhaps the piece set down there, the captured piece's lift lost, and
+    /// the placement `m` was read from the opponent's next move begun (its piece set down before
+    /// its lift was read). `m` is then not agreed on until the board has shown more (see
+    /// [`Engine::recorded`]).
+    fn echoed_capture(&self, m: Move) -> bool {
+        let Some(from) = m.from() else {
+            return false;
+        };
+        let Some(lifted) = self.turn.last_seen(from, Trace::Lifted) else {
+            return false;
+        };
+        self.log
+            .iter()
+            .rev()
+            .take_while(|s| s.t >= lifted)
+            .any(|s| {
+                s.what == (Trace::Echo { occupied: true })
+                    && s.square != m.to()
+                    && self
+                        .game
+                        .legal()
+                        .iter()
+                        .any(|l| l.from() == Some(from) && l.to() == s.square && l.is_capture())
             })
     }
 
