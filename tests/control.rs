@@ -355,6 +355,30 @@ fn adjourning_is_the_player_to_moves_and_the_sealed_move_stays_in_the_envelope()
     assert!(!e.pgn().contains("Nf3"), "{}", e.pgn());
 }
 
+/// A takeback while a move is being sealed (casual play) ends the sealing: the move after it
+/// is an ordinary move, announced.
+#[test]
+fn a_takeback_while_sealing_ends_the_sealing() {
+    let casual = Settings {
+        mode: chessboardd::engine::rules::Mode::Casual,
+        ..Settings::default()
+    };
+    let (mut e, t) = engine_after("lift e2\nplace e4\n", casual);
+    ask(&mut e, t, "adjourn");
+    ask(&mut e, t + 100, "adjourn");
+    ask(&mut e, t + 200, "takeback");
+    assert_eq!(ask(&mut e, t + 300, "takeback"), "Zurückgenommen: Eva vier");
+    board(&mut e, t + 1000, "e4", false);
+    board(&mut e, t + 2000, "e2", true);
+    board(&mut e, t + 3000, "d2", false);
+    board(&mut e, t + 4000, "d4", true);
+    board(&mut e, t + 5000, "g8", false);
+    board(&mut e, t + 6000, "f6", true);
+    assert_eq!(e.game().plies.len(), 2);
+    assert!(e.envelope().is_none());
+    assert_eq!(ask(&mut e, t + 7000, "last"), "Springer Felix sechs");
+}
+
 /// The Laws of 2023 no longer adjourn; nor does a game against the computer.
 #[test]
 fn adjourning_is_refused_where_the_laws_have_no_adjournment() {

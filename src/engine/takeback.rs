@@ -76,6 +76,8 @@ impl Engine {
     pub(super) fn take_back(&mut self, out: &mut Vec<Event>) {
         let Some(ply) = self.game.undo() else { return };
         self.takebacks += 1;
+        // A move being sealed was the player's then to move: it is his no longer.
+        self.adjourn = super::game::Adjourn::Playing;
         // `last` is the move now last.
         self.last_say = self
             .game
