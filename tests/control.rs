@@ -355,6 +355,67 @@ fn adjourning_is_the_player_to_moves_and_the_sealed_move_stays_in_the_envelope()
     assert!(!e.pgn().contains("Nf3"), "{}", e.pgn());
 }
 
+/// A7: the envelope is opened by `resume`, confirmed; the clock keys do not open it. An
+/// illegal attempt while the move is sealed tells neither its squares nor its piece.
+#[test]
+fn the_envelope_is_opened_by_resume_confirmed_and_an_illegal_attempt_tells_no_piece() {
+    use chessboardd::engine::debounce::{EMPTY, OCCUPIED};
+    use chessboardd::engine::{EventKind, Reading};
+    let (mut e, t) = engine_after("lift e2\nplace e4\n", Settings::default());
+    ask(&mut e, t, "adjourn");
+    ask(&mut e, t + 100, "adjourn");
+    // Black's knight set down on g6, where it cannot go, and back: ruled, and told plainly.
+    let mut out = Vec::new();
+    for (dt, sq, state) in [
+        (1000, "g8", EMPTY),
+        (1500, "g6", OCCUPIED),
+        (5000, "g6", EMPTY),
+        (5500, "g8", OCCUPIED),
+    ] {
+        e.reading(
+            t + dt,
+            Reading::Square(sq.parse().unwrap(), state),
+            &mut out,
+        );
+    }
+    e.advance(t + 8000, &mut out);
+    let illegal: Vec<&EventKind> = out
+        .iter()
+        .map(|x| &x.kind)
+        .filter(|k| matches!(k, EventKind::Illegal { .. }))
+        .collect();
+    assert!(
+        matches!(illegal[..], [EventKind::Illegal { attempted, .. }] if attempted.is_empty()),
+        "{illegal:?}"
+    );
+    let said: Vec<&str> = out
+        .iter()
+        .filter_map(|x| x.kind.spoken())
+        .map(|x| x.0)
+        .collect();
+    assert!(said.contains(&"Unzulässiger Zug"), "{said:?}");
+    assert!(!said.iter().any(|s| s.contains("Gustav")), "{said:?}");
+    board(&mut e, t + 9000, "g8", false);
+    board(&mut e, t + 10000, "f6", true);
+    assert!(e.envelope().is_some());
+    // The knight back on g8 (A5); the clock keys say the game stands.
+    board(&mut e, t + 11000, "f6", false);
+    board(&mut e, t + 12000, "g8", true);
+    let stands = "Abgabezug versiegelt, die Uhren stehen. Die Partie ist abgebrochen";
+    assert_eq!(ask(&mut e, t + 13000, "toggle-pause"), stands);
+    assert_eq!(ask(&mut e, t + 13100, "start"), stands);
+    assert!(e.envelope().is_some());
+    assert_eq!(
+        ask(&mut e, t + 13200, "resume"),
+        "Weiter? Zum Bestätigen nochmals"
+    );
+    assert_eq!(
+        ask(&mut e, t + 13300, "resume"),
+        "Umschlag geöffnet. Abgabezug. Springer Felix sechs"
+    );
+    assert_eq!(e.game().plies.len(), 2);
+}
+
 /// A takeback while a move is being sealed (casual play) ends the sealing: the move after it
 /// is an ordinary move, announced.
 #[test]

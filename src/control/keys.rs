@@ -483,10 +483,9 @@ impl Presses {
             return true;
         }
         self.number = None;
-        if matches!(key_name(code), Some("KPDOT" | "KPENTER" | "ENTER")) {
-            if n > 0 {
-                out.push(format!("move {n}"));
-            }
+        // (Enter with no digit is what Enter is: the clock pressed, say.)
+        if n > 0 && matches!(key_name(code), Some("KPDOT" | "KPENTER" | "ENTER")) {
+            out.push(format!("move {n}"));
             return true;
         }
         false
@@ -535,9 +534,17 @@ impl Presses {
         out
     }
 
-    /// Forgets the keys held (the keypad is gone: their releases will never come).
+    /// Forgets the keys held (the keypad is gone: their releases will never come), and a
+    /// number or a square half entered.
     pub fn release_all(&mut self) {
         self.held.clear();
+        self.number = None;
+        if matches!(
+            self.explore,
+            Explore::File | Explore::Rank(_) | Explore::Piece
+        ) {
+            self.explore = Explore::Compass;
+        }
     }
 
     /// When a held key becomes a long press.
@@ -657,11 +664,11 @@ mod tests {
         // Enter asks for the move, and is no clock press.
         assert_eq!(tap(&mut p, 1200, "KPENTER"), ["move 12"]);
         assert_eq!(tap(&mut p, 1300, "KP1"), ["time"]);
-        // No digit: nothing asked; another key ends the entry and does what it does.
+        // No digit: Enter is the clock; another key ends the entry and does what it does.
         assert!(p.event(2000, KeyEvent::Down(kp("KPSLASH"))).is_empty());
         assert!(p.advance(2800).is_empty());
         assert!(p.event(2850, KeyEvent::Up(kp("KPSLASH"))).is_empty());
-        assert!(tap(&mut p, 2900, "KPDOT").is_empty());
+        assert_eq!(tap(&mut p, 2900, "KPENTER"), ["clock"]);
         assert!(p.event(3000, KeyEvent::Down(kp("KPSLASH"))).is_empty());
         assert!(p.advance(3800).is_empty());
         assert!(p.event(3850, KeyEvent::Up(kp("KPSLASH"))).is_empty());

@@ -114,21 +114,17 @@ impl Engine {
         self.emit_clock(out);
     }
 
-    /// `resume` while the game is adjourned: the envelope is opened once the board shows the
-    /// position before the sealed move (A5), at once if it does already. Returns what was said
-    /// first.
-    pub(super) fn resume_adjourned(&mut self, out: &mut Vec<Event>) -> String {
+    /// `resume` (confirmed) while the game is adjourned: the envelope is opened once the board
+    /// shows the position before the sealed move (A5), at once if it does already.
+    pub(super) fn resume_adjourned(&mut self, out: &mut Vec<Event>) {
         if let Adjourn::Adjourned { opening, .. } = &mut self.adjourn {
             *opening = true;
         }
         if self.phys.shows(self.game.pos.board()) {
-            let text = self.s.phrases.words.envelope_opened.clone();
             self.open_envelope(out);
-            text
         } else {
             let text = self.s.phrases.words.adjourn_set_up.clone();
-            self.say(out, text.clone(), Priority::Info);
-            text
+            self.say(out, text, Priority::Info);
         }
     }
 

@@ -7,6 +7,7 @@ use shakmaty::{Bitboard, Chess, Color, Piece, Position, Role, Square};
 use super::arbiter::{Engine, Held, Phase};
 use super::computer::Asked;
 use super::event::{Event, EventKind, Millis, Priority};
+use super::game::Adjourn;
 use super::game::Ply;
 use super::input::{Button, Command, Help, Query, VoiceChange, CONFIRM_MS};
 use super::rules::Mode;
@@ -70,9 +71,13 @@ impl Engine {
                             }
                         }
                     }
-                    // The choice confirmed aloud: the next promotion takes this piece.
-                    let text = self.s.phrases.words.piece(role).to_string();
-                    self.say(out, text, Priority::Info);
+                    // The choice confirmed aloud: the next promotion takes this piece (not
+                    // while a move is sealed: the opponent is not to know it).
+                    let sealing = self.adjourn == Adjourn::Sealing(self.game.pos.turn());
+                    if !sealing {
+                        let text = self.s.phrases.words.piece(role).to_string();
+                        self.say(out, text, Priority::Info);
+                    }
                     // A promotion the board was not seen making may be waiting for it.
                     if self.phase == Phase::Moving && self.alt.is_none() && !self.passive() {
                         self.revise(false, None, out);
@@ -238,6 +243,11 @@ impl Engine {
     /// Carries out a command; a question is answered by [`Engine::ask`]. Returns the text
     /// said, for the control socket's answer.
     pub fn command(&mut self, t: Millis, cmd: Command, out: &mut Vec<Event>) -> String {
+        // An adjourned game is resumed by `resume` confirmed (A7: the envelope is opened once).
+        let cmd = match cmd {
+            Command::Resume if self.phase == Phase::Adjourned => Command::Press(Button::Resume),
+            other => other,
+        };
         // A confirmation is the same command next: any other in between drops it.
         if self.unconfirmed.is_some_and(|(u, _)| u != cmd) {
             self.unconfirmed = None;
@@ -338,13 +348,16 @@ impl Engine {
     fn clock_command(&mut self, cmd: Command, out: &mut Vec<Event>) -> String {
         let w = &self.s.phrases.words;
         if self.phase == Phase::Adjourned {
-            return match cmd {
-                Command::Pause => w.adjourned.clone(),
-                _ => {
-                    self.resume_adjourned(out);
-                    String::new()
-                }
-            };
+            if cmd == Command::Resume {
+                // (Said there: the envelope opened, or the position to set up first.)
+                self.resume_adjourned(out);
+                return String::new();
+            }
+            // Only `resume` opens the envelope; a pause asks for it no longer.
+            if let Adjourn::Adjourned { opening, .. } = &mut self.adjourn {
+                *opening = false;
+            }
+            return w.adjourned.clone();
         }
         let standing = self.clock.as_ref().is_some_and(|c| c.is_paused());
         let pause = match cmd {
@@ -379,7 +392,8 @@ impl Engine {
     fn irrevocable(&self, b: Button) -> bool {
         let over = self.phase == Phase::Over;
         match b {
-            Button::Adjourn => !over && self.adjourn == super::game::Adjourn::Playing,
+            Button::Adjourn => !over && self.adjourn == Adjourn::Playing,
+            Button::Resume => self.phase == Phase::Adjourned,
             Button::Claim => !self.standing(),
             Button::Resign => !over,
             Button::Draw => !over && self.draw_offer.is_some_and(|o| self.actor() != Some(o)),
@@ -428,6 +442,7 @@ impl Engine {
             Command::Press(Button::NewGame) => format!("{}?", w.command("new-game")),
             Command::Press(Button::Takeback) => format!("{}?", w.command("takeback")),
             Command::Press(Button::Adjourn) => format!("{}?", w.command("adjourn")),
+            Command::Press(Button::Resume) => format!("{}?", w.command("resume")),
             Command::Switch => format!("{}?", w.command("switch")),
             _ => String::new(),
         };

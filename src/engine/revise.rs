@@ -572,6 +572,10 @@ impl Engine {
             return;
         }
         self.turn = self.turn_after(&story);
+        if matches!(self.adjourn, super::game::Adjourn::Sealing(_)) {
+            // (The sealer's touches stay untold, A1a.)
+            self.turn.touch_unknown = true;
+        }
         // The last change belongs to the moves, unless the board did something after them.
         if self.turn.seen.len() == self.turn.reported {
             self.last_change = None;
@@ -597,9 +601,13 @@ impl Engine {
         while self.game.plies.len() > plies {
             self.game.undo();
         }
+        // A move being sealed is not told: a correction made while it is says none of its moves
+        // (the sealer's is the first; it goes into the envelope).
+        let sealing = matches!(self.adjourn, super::game::Adjourn::Sealing(_));
         let mut pos = self.game.pos.clone();
         let says: Vec<String> = moves
             .iter()
+            .take_while(|_| !sealing)
             .map(|&m| {
                 let san = SanPlus::from_move_and_play_unchecked(&mut pos, m);
                 self.s.phrases.announce(&san, m)
@@ -620,7 +628,9 @@ impl Engine {
         self.mismatch = Mismatch::default();
         let ply = ply_number(&self.game.pos);
         let say = self.s.phrases.correction(&says);
-        self.last_say = Some(say.clone());
+        if !sealing {
+            self.last_say = Some(say.clone());
+        }
         self.emit(
             out,
             EventKind::Correction {

@@ -191,6 +191,7 @@ impl Engine {
         } else {
             (Penalty::Warning, None)
         };
+        let sealing = self.adjourn == super::game::Adjourn::Sealing(color);
         self.emit(
             out,
             EventKind::Illegal {
@@ -199,10 +200,15 @@ impl Engine {
                 reason,
                 penalty: penalty_name,
                 extra_ms,
-                attempted: format!("{from}{to}"),
+                // (A move being sealed is not told, not even an illegal attempt at it.)
+                attempted: if sealing {
+                    String::new()
+                } else {
+                    format!("{from}{to}")
+                },
             },
         );
-        let piece = self.game.pos.board().piece_at(from);
+        let piece = self.game.pos.board().piece_at(from).filter(|_| !sealing);
         let w = &self.s.phrases.words;
         let mut text = w.illegal_move.clone();
         if let Some(p) = piece {
