@@ -438,7 +438,13 @@ impl Presses {
         match line.as_str() {
             SQUARE_ENTRY => self.explore = Explore::File,
             PIECE_ENTRY => self.explore = Explore::Piece,
-            NUMBER_ENTRY => self.number = Some(0),
+            NUMBER_ENTRY => {
+                self.number = Some(0);
+                // (A square or a piece half entered is given up.)
+                if self.explore != Explore::Off {
+                    self.explore = Explore::Compass;
+                }
+            }
             "explore" => {
                 self.explore = match self.explore {
                     Explore::Off => Explore::Compass,
@@ -499,10 +505,13 @@ impl Presses {
                 if self.number_key(code, &mut out) {
                     return out;
                 }
-                if matches!(
-                    self.explore,
-                    Explore::File | Explore::Rank(_) | Explore::Piece
-                ) && self.square_digit(code, &mut out).is_some()
+                // (The help walk's keys come first: 6 and 4 are its own then.)
+                if self.help.is_none()
+                    && matches!(
+                        self.explore,
+                        Explore::File | Explore::Rank(_) | Explore::Piece
+                    )
+                    && self.square_digit(code, &mut out).is_some()
                 {
                     return out;
                 }
@@ -728,6 +737,11 @@ mod tests {
         assert!(p.event(8100, KeyEvent::Up(kp("KP0"))).is_empty());
         assert!(tap(&mut p, 8200, "KP7").is_empty());
         assert_eq!(tap(&mut p, 8300, "KP6"), ["step right"]);
+        // A square half entered, then the help: 6 walks the help, it enters no file.
+        assert!(tap(&mut p, 8400, "KP0").is_empty());
+        assert!(p.event(8500, KeyEvent::Down(kp("NUMLOCK"))).is_empty());
+        assert_eq!(p.event(8600, KeyEvent::Up(kp("NUMLOCK"))), ["help keys"]);
+        assert_eq!(tap(&mut p, 8700, "KP6"), ["help key 2"]);
     }
 
     #[test]
