@@ -600,6 +600,15 @@ mod tests {
         out
     }
 
+    /// A long press of `key` at `t` (the long-press time is 800 ms): what it gives going down,
+    /// held, and coming up 50 ms after it became long.
+    fn hold(p: &mut Presses, t: Millis, key: &str) -> Vec<String> {
+        let mut out = p.event(t, KeyEvent::Down(kp(key)));
+        out.extend(p.advance(t + 800));
+        out.extend(p.event(t + 850, KeyEvent::Up(kp(key))));
+        out
+    }
+
     #[test]
     fn key_names_and_codes() {
         assert_eq!(key_code("KP0"), Some(82));
@@ -665,22 +674,16 @@ mod tests {
         let mut p = Presses::new(KeyMap::default(), 800);
         // Short: slower, as ever (on release now).
         assert_eq!(tap(&mut p, 0, "KPSLASH"), ["rate down"]);
-        assert!(p.event(100, KeyEvent::Down(kp("KPSLASH"))).is_empty());
-        assert!(p.advance(900).is_empty(), "the number comes first");
-        assert!(p.event(950, KeyEvent::Up(kp("KPSLASH"))).is_empty());
+        assert!(hold(&mut p, 100, "KPSLASH").is_empty());
         assert!(tap(&mut p, 1000, "KP1").is_empty());
         assert!(tap(&mut p, 1100, "2").is_empty());
         // Enter asks for the move, and is no clock press.
         assert_eq!(tap(&mut p, 1200, "KPENTER"), ["move 12"]);
         assert_eq!(tap(&mut p, 1300, "KP1"), ["time"]);
         // No digit: Enter is the clock; another key ends the entry and does what it does.
-        assert!(p.event(2000, KeyEvent::Down(kp("KPSLASH"))).is_empty());
-        assert!(p.advance(2800).is_empty());
-        assert!(p.event(2850, KeyEvent::Up(kp("KPSLASH"))).is_empty());
+        assert!(hold(&mut p, 2000, "KPSLASH").is_empty());
         assert_eq!(tap(&mut p, 2900, "KPENTER"), ["clock"]);
-        assert!(p.event(3000, KeyEvent::Down(kp("KPSLASH"))).is_empty());
-        assert!(p.advance(3800).is_empty());
-        assert!(p.event(3850, KeyEvent::Up(kp("KPSLASH"))).is_empty());
+        assert!(hold(&mut p, 3000, "KPSLASH").is_empty());
         assert!(tap(&mut p, 3900, "KP3").is_empty());
         assert_eq!(tap(&mut p, 4000, "KPPLUS"), ["volume up"]);
         assert_eq!(tap(&mut p, 4100, "KP3"), ["moves 5"]);
@@ -724,17 +727,11 @@ mod tests {
         assert_eq!(tap(&mut p, 3900, "KPENTER"), ["explore"]);
         assert_eq!(tap(&mut p, 4000, "KP8"), ["promote rook"]);
         // Exploring again: 0 held, then a kind of piece (2: the knights); 7 is no kind.
-        assert!(p.event(5000, KeyEvent::Down(kp("KPDOT"))).is_empty());
-        assert_eq!(p.advance(5800), ["explore"]);
-        assert!(p.event(5900, KeyEvent::Up(kp("KPDOT"))).is_empty());
-        assert!(p.event(6000, KeyEvent::Down(kp("KP0"))).is_empty());
-        assert!(p.advance(6800).is_empty());
-        assert!(p.event(6900, KeyEvent::Up(kp("KP0"))).is_empty());
+        assert_eq!(hold(&mut p, 5000, "KPDOT"), ["explore"]);
+        assert!(hold(&mut p, 6000, "KP0").is_empty());
         assert_eq!(tap(&mut p, 7000, "KP2"), ["position knight"]);
         assert_eq!(tap(&mut p, 7100, "KP2"), ["step down"]);
-        assert!(p.event(7200, KeyEvent::Down(kp("KP0"))).is_empty());
-        assert!(p.advance(8000).is_empty());
-        assert!(p.event(8100, KeyEvent::Up(kp("KP0"))).is_empty());
+        assert!(hold(&mut p, 7200, "KP0").is_empty());
         assert!(tap(&mut p, 8200, "KP7").is_empty());
         assert_eq!(tap(&mut p, 8300, "KP6"), ["step right"]);
         // A square half entered, then the help: 6 walks the help, it enters no file.

@@ -9,13 +9,13 @@ use shakmaty::{Color, Move, Position};
 
 use super::arbiter::{Engine, Mismatch, Phase};
 use super::event::{side_name, Event, EventKind, Priority};
-use super::game::{Adjourn, Envelope};
+use super::game::Envelope;
 
 impl Engine {
     /// The envelope of the adjourned game, if the game is adjourned.
     pub fn envelope(&self) -> Option<&Envelope> {
-        match &self.adjourn {
-            Adjourn::Adjourned { envelope, .. } => Some(envelope),
+        match &self.phase {
+            Phase::Adjourned { envelope, .. } => Some(envelope),
             _ => None,
         }
     }
@@ -34,7 +34,7 @@ impl Engine {
         }
         let turn = self.game.pos.turn();
         self.actor()
-            .filter(|&a| a != turn && self.adjourn == Adjourn::Playing)
+            .filter(|&a| a != turn && self.sealing.is_none() && !self.adjourned())
             .map(|a| w.not_to_move.replace("{side}", w.color(a)))
     }
 
@@ -47,20 +47,20 @@ impl Engine {
         }
         let w = &self.s.phrases.words;
         let sealing = |c: Color| w.adjourn_seal.replace("{side}", w.color(c));
-        let text = match self.adjourn {
-            Adjourn::Playing => {
-                let turn = self.game.pos.turn();
-                let text = sealing(turn);
-                self.adjourn = Adjourn::Sealing(turn);
-                // A1a: until his clock stops he may change his sealed move; no touch binds him,
-                // and none is told (the opponent is not to know which piece it is).
-                self.turn.touch_unknown = true;
-                // What the board showed before is the record: the sealed move is read after it.
-                self.agree_on_the_record();
-                text
-            }
-            Adjourn::Sealing(c) => sealing(c),
-            Adjourn::Adjourned { .. } => w.adjourned.clone(),
+        let text = if self.adjourned() {
+            w.adjourned.clone()
+        } else if let Some(c) = self.sealing {
+            sealing(c)
+        } else {
+            let turn = self.game.pos.turn();
+            let text = sealing(turn);
+            self.sealing = Some(turn);
+            // A1a: until his clock stops he may change his sealed move; no touch binds him, and
+            // none is told (the opponent is not to know which piece it is).
+            self.turn.touch_unknown = true;
+            // What the board showed before is the record: the sealed move is read after it.
+            self.agree_on_the_record();
+            text
         };
         self.say(out, text, Priority::Info);
     }
@@ -81,18 +81,18 @@ impl Engine {
             None => (None, None),
         };
         let move_number = self.game.pos.fullmoves().get();
-        self.adjourn = Adjourn::Adjourned {
-            envelope: Envelope {
+        self.sealing = None;
+        self.phase = Phase::Adjourned {
+            envelope: Box::new(Envelope {
                 sealer: color,
                 sealed: m,
                 move_number,
                 clocks,
                 used,
                 draw_offer: self.draw_offer,
-            },
+            }),
             opening: false,
         };
-        self.phase = Phase::Adjourned;
         self.new_turn();
         self.mismatch = Mismatch::default();
         self.agree_on_the_record();
@@ -117,7 +117,7 @@ impl Engine {
     /// `resume` (confirmed) while the game is adjourned: the envelope is opened once the board
     /// shows the position before the sealed move (A5), at once if it does already.
     pub(super) fn resume_adjourned(&mut self, out: &mut Vec<Event>) {
-        if let Adjourn::Adjourned { opening, .. } = &mut self.adjourn {
+        if let Phase::Adjourned { opening, .. } = &mut self.phase {
             *opening = true;
         }
         if self.phys.shows(self.game.pos.board()) {
@@ -131,7 +131,7 @@ impl Engine {
     /// The board changed while the game is adjourned: once the game is to resume and the
     /// position before the sealed move stands there, the envelope is opened.
     pub(super) fn adjourned_board(&mut self, out: &mut Vec<Event>) {
-        let opening = matches!(self.adjourn, Adjourn::Adjourned { opening: true, .. });
+        let opening = matches!(self.phase, Phase::Adjourned { opening: true, .. });
         if opening && self.phys.shows(self.game.pos.board()) {
             self.open_envelope(out);
         }
@@ -141,10 +141,13 @@ impl Engine {
     /// on the board, and the opponent's clock starts when it stands there (or after the
     /// execution time, as for the computer's move).
     fn open_envelope(&mut self, out: &mut Vec<Event>) {
-        let Adjourn::Adjourned { envelope, .. } = std::mem::take(&mut self.adjourn) else {
+        if !self.adjourned() {
+            return;
+        }
+        let Phase::Adjourned { envelope, .. } = std::mem::replace(&mut self.phase, Phase::Moving)
+        else {
             return;
         };
-        self.phase = Phase::Moving;
         self.new_turn();
         let text = self.s.phrases.words.envelope_opened.clone();
         self.say(out, text, Priority::Info);
@@ -168,11 +171,10 @@ impl Engine {
             c.halt(self.now);
         }
         self.draw_offer = envelope.draw_offer;
-        self.adjourn = Adjourn::Adjourned {
-            envelope: envelope.clone(),
+        self.phase = Phase::Adjourned {
+            envelope: Box::new(envelope.clone()),
             opening: false,
         };
-        self.phase = Phase::Adjourned;
         true
     }
 }

@@ -7,7 +7,6 @@ use shakmaty::{Bitboard, Chess, Color, Piece, Position, Role, Square};
 use super::arbiter::{Engine, Held, Phase};
 use super::computer::Asked;
 use super::event::{Event, EventKind, Millis, Priority};
-use super::game::Adjourn;
 use super::game::Ply;
 use super::input::{Button, Command, Help, Query, VoiceChange, CONFIRM_MS};
 use super::rules::Mode;
@@ -73,7 +72,7 @@ impl Engine {
                     }
                     // The choice confirmed aloud: the next promotion takes this piece (not
                     // while a move is sealed: the opponent is not to know it).
-                    let sealing = self.adjourn == Adjourn::Sealing(self.game.pos.turn());
+                    let sealing = self.sealing == Some(self.game.pos.turn());
                     if !sealing {
                         let text = self.s.phrases.words.piece(role).to_string();
                         self.say(out, text, Priority::Info);
@@ -131,7 +130,7 @@ impl Engine {
                     self.answer(text, out);
                 }
             }
-            Button::Takeback if self.phase == Phase::Adjourned => {
+            Button::Takeback if self.adjourned() => {
                 let text = w.adjourned.clone();
                 self.say(out, text, Priority::Info);
             }
@@ -245,7 +244,7 @@ impl Engine {
     pub fn command(&mut self, t: Millis, cmd: Command, out: &mut Vec<Event>) -> String {
         // An adjourned game is resumed by `resume` confirmed (A7: the envelope is opened once).
         let cmd = match cmd {
-            Command::Resume if self.phase == Phase::Adjourned => Command::Press(Button::Resume),
+            Command::Resume if self.adjourned() => Command::Press(Button::Resume),
             other => other,
         };
         // A confirmation is the same command next: any other in between drops it.
@@ -347,14 +346,14 @@ impl Engine {
     /// was said already).
     fn clock_command(&mut self, cmd: Command, out: &mut Vec<Event>) -> String {
         let w = &self.s.phrases.words;
-        if self.phase == Phase::Adjourned {
+        if self.adjourned() {
             if cmd == Command::Resume {
                 // (Said there: the envelope opened, or the position to set up first.)
                 self.resume_adjourned(out);
                 return String::new();
             }
             // Only `resume` opens the envelope; a pause asks for it no longer.
-            if let Adjourn::Adjourned { opening, .. } = &mut self.adjourn {
+            if let Phase::Adjourned { opening, .. } = &mut self.phase {
                 *opening = false;
             }
             return w.adjourned.clone();
@@ -392,8 +391,8 @@ impl Engine {
     fn irrevocable(&self, b: Button) -> bool {
         let over = self.phase == Phase::Over;
         match b {
-            Button::Adjourn => !over && self.adjourn == Adjourn::Playing,
-            Button::Resume => self.phase == Phase::Adjourned,
+            Button::Adjourn => !over && self.sealing.is_none() && !self.adjourned(),
+            Button::Resume => self.adjourned(),
             Button::Claim => !self.standing(),
             Button::Resign => !over,
             Button::Draw => !over && self.draw_offer.is_some_and(|o| self.actor() != Some(o)),

@@ -30,7 +30,7 @@ use super::decoder::physical::Physical;
 use super::decoder::recognise;
 use super::decoder::stories::Gap;
 use super::event::{Event, EventKind, Millis, Priority, TouchRule};
-use super::game::{fen_of, ply_number, Adjourn, Game};
+use super::game::{fen_of, ply_number, Envelope, Game};
 use super::input::{Command, LinkState, PortError, Reading, VoiceLevel};
 use super::rules::Mode;
 use super::settings::Settings;
@@ -52,8 +52,12 @@ pub(super) enum Phase {
     /// The game is over; setting up the initial position starts the next.
     Over,
     /// The game is adjourned (Appendix A): the sealed move is in the envelope, the clocks
-    /// stand, the board is not read until the game resumes.
-    Adjourned,
+    /// stand, the board is not read until the game resumes. `opening`: it is to resume once
+    /// the board shows the position before the sealed move (A5).
+    Adjourned {
+        envelope: Box<Envelope>,
+        opening: bool,
+    },
 }
 
 /// A decision held back, since when the board showed it, and when it is taken without more
@@ -247,8 +251,8 @@ pub struct Engine {
     /// When the player's clock starts though the computer's move is not executed yet
     /// (`Settings::execution_ms` after it was announced).
     pub(super) execution_due: Option<Millis>,
-    /// Appendix A: a move being sealed, or the envelope of an adjourned game.
-    pub(super) adjourn: Adjourn,
+    /// Appendix A1: `adjourn` was given, and this player's next move is his sealed move.
+    pub(super) sealing: Option<Color>,
     /// Takebacks made (a position's key: an answer for a position taken back is dropped).
     pub(super) takebacks: u64,
     /// What the board was seen doing since the agreed point, in time order: the stories of
@@ -323,7 +327,7 @@ impl Engine {
             computer_executing: false,
             computer_since: None,
             execution_due: None,
-            adjourn: Adjourn::Playing,
+            sealing: None,
             takebacks: 0,
             log: Vec::new(),
             agreed: Agreed::default(),
@@ -353,7 +357,12 @@ impl Engine {
 
     /// The game stands: over, or adjourned (the board is not read for moves).
     pub(super) fn standing(&self) -> bool {
-        matches!(self.phase, Phase::Over | Phase::Adjourned)
+        matches!(self.phase, Phase::Over | Phase::Adjourned { .. })
+    }
+
+    /// The game is adjourned: the move is sealed, the game not resumed yet.
+    pub(super) fn adjourned(&self) -> bool {
+        matches!(self.phase, Phase::Adjourned { .. })
     }
 
     pub fn is_over(&self) -> bool {
@@ -643,7 +652,7 @@ impl Engine {
         let touch_checked =
             !recovered && !self.turn.touch_unknown && self.s.mode == Mode::Tournament;
         let color = self.game.pos.turn();
-        if self.adjourn == Adjourn::Sealing(color) {
+        if self.sealing == Some(color) {
             self.seal(m, out);
             return;
         }

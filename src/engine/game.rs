@@ -83,18 +83,6 @@ pub struct Envelope {
     pub draw_offer: Option<Color>,
 }
 
-/// Whether a game is being adjourned.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub enum Adjourn {
-    #[default]
-    Playing,
-    /// `adjourn` was given: the player's next move is his sealed move (A1a).
-    Sealing(Color),
-    /// The move is sealed. `opening`: the game is to resume once the board shows the position
-    /// before the sealed move (A5).
-    Adjourned { envelope: Envelope, opening: bool },
-}
-
 #[derive(Clone, Debug)]
 pub struct Game {
     pub start: Chess,

@@ -6,7 +6,7 @@ use shakmaty::{Bitboard, ByColor, Chess, Color, Move, Position};
 use super::arbiter::{Engine, Mismatch, Phase, Warnings};
 use super::clock::Clock;
 use super::event::{Event, EventKind, Millis, Priority};
-use super::game::{fen_of, Adjourn, Envelope, Game};
+use super::game::{fen_of, Envelope, Game};
 
 /// A game brought back from the record after the daemon was down.
 #[derive(Clone, Debug)]
@@ -46,7 +46,7 @@ impl Engine {
         self.game = Game::new(start);
         self.games_started += 1;
         self.computer_executing = false;
-        self.adjourn = Adjourn::Playing;
+        self.sealing = None;
         self.phase = Phase::Moving;
         self.illegal_counts = ByColor { white: 0, black: 0 };
         self.draw_offer = None;
@@ -101,7 +101,7 @@ impl Engine {
         self.game = Game::new(game.start.clone());
         self.games_started += 1;
         self.computer_executing = false;
-        self.adjourn = Adjourn::Playing;
+        self.sealing = None;
         let mut taken = 0;
         for (i, (m, clocks)) in game.moves.iter().enumerate() {
             if !self.game.pos.is_legal(*m) {
@@ -214,7 +214,7 @@ impl Engine {
         self.games_started = leader.games_started;
         self.takebacks = leader.takebacks;
         self.computer_executing = false;
-        self.adjourn = Adjourn::Playing;
+        self.sealing = None;
         self.computer = leader.computer.clone();
         self.illegal_counts = leader.illegal_counts;
         self.draw_offer = leader.draw_offer;

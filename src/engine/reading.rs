@@ -46,7 +46,7 @@ impl Engine {
                 self.settle_hold(out);
             }
         }
-        if self.phase == Phase::Adjourned {
+        if self.adjourned() {
             self.adjourned_board(out);
             return;
         }
@@ -230,7 +230,7 @@ impl Engine {
     fn logging(&self) -> bool {
         !matches!(
             self.phase,
-            Phase::Replicating { .. } | Phase::Over | Phase::Adjourned
+            Phase::Replicating { .. } | Phase::Over | Phase::Adjourned { .. }
         ) && !self.passive()
     }
 
@@ -379,7 +379,7 @@ impl Engine {
     fn on_lift(&mut self, sq: Square, t: Millis, out: &mut Vec<Event>) {
         // Executing the opponent's move, or a board watched while the opponent moves on his:
         // no touches here.
-        if self.phase == Phase::Adjourned {
+        if self.adjourned() {
             return;
         }
         if self.passive() || matches!(self.phase, Phase::Replicating { .. }) {
@@ -429,7 +429,7 @@ impl Engine {
     /// [`Engine::evaluate`], with what the board shows when it is known already.
     fn evaluate_as(&mut self, known: Option<Verdict>, out: &mut Vec<Event>) {
         match self.phase.clone() {
-            Phase::Over | Phase::Adjourned => return,
+            Phase::Over | Phase::Adjourned { .. } => return,
             Phase::Replicating { m } => {
                 self.evaluate_replication(m, out);
                 return;

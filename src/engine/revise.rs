@@ -572,7 +572,7 @@ impl Engine {
             return;
         }
         self.turn = self.turn_after(&story);
-        if matches!(self.adjourn, super::game::Adjourn::Sealing(_)) {
+        if self.sealing.is_some() {
             // (The sealer's touches stay untold, A1a.)
             self.turn.touch_unknown = true;
         }
@@ -603,7 +603,7 @@ impl Engine {
         }
         // A move being sealed is not told: a correction made while it is says none of its moves
         // (the sealer's is the first; it goes into the envelope).
-        let sealing = matches!(self.adjourn, super::game::Adjourn::Sealing(_));
+        let sealing = self.sealing.is_some();
         let mut pos = self.game.pos.clone();
         let says: Vec<String> = moves
             .iter()

@@ -191,7 +191,7 @@ impl Engine {
         } else {
             (Penalty::Warning, None)
         };
-        let sealing = self.adjourn == super::game::Adjourn::Sealing(color);
+        let sealing = self.sealing == Some(color);
         self.emit(
             out,
             EventKind::Illegal {
@@ -458,7 +458,7 @@ impl Engine {
     pub(super) fn end_game(&mut self, ending: Ending, out: &mut Vec<Event>) {
         self.game.ending = Some(ending);
         self.phase = Phase::Over;
-        self.adjourn = super::game::Adjourn::Playing;
+        self.sealing = None;
         self.alt = None;
         self.mismatch.due = None;
         self.draw_offer = None;

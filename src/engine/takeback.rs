@@ -77,7 +77,7 @@ impl Engine {
         let Some(ply) = self.game.undo() else { return };
         self.takebacks += 1;
         // A move being sealed was the player's then to move: it is his no longer.
-        self.adjourn = super::game::Adjourn::Playing;
+        self.sealing = None;
         // `last` is the move now last.
         self.last_say = self
             .game
