@@ -46,8 +46,10 @@ pub mod cost {
     /// A change the board has not shown yet (its reading may still come).
     pub const OWED: u32 = 4;
     /// Two changes of a square the board never showed: a placement and the lift after it (the
-    /// placement's reading late, and overtaken by the lift).
-    pub const VANISHED: u32 = 5;
+    /// placement's reading late, and overtaken by the lift, whose own reading was lost too: a
+    /// lift read on a square that stood empty is an echo, and costs less). As much as two
+    /// readings owed that never come.
+    pub const VANISHED: u32 = 8;
     /// A capture the board showed nothing of on its square: the captured piece's lift lost
     /// (the capturing piece's placement changes nothing there).
     pub const UNTRACED: u32 = 4;
@@ -68,6 +70,9 @@ pub mod cost {
     pub const BEYOND: u32 = 1;
     /// A board that identifies pieces shows another piece than the story has.
     pub const WRONG_PIECE: u32 = 10;
+    /// A change seen before the first change of the move before its own (seen in order): a
+    /// reading is late, never early, so the story has the change in the wrong move.
+    pub const EARLY: u32 = 10;
     /// A change the board has not shown for [`OWED_PATIENCE_MS`](super::OWED_PATIENCE_MS):
     /// the board says otherwise.
     pub const OVERDUE: u32 = 10;
@@ -309,6 +314,9 @@ fn changes(pos: &Chess, m: &Move, out: &mut Vec<Change>) {
 #[derive(Clone)]
 struct Saved {
     cur: [u16; 64],
+    /// The square the change is on, and since when it was owed.
+    square: Square,
+    owed_since: Millis,
     owed: Bitboard,
     owed_in_gap: Bitboard,
     gap_unseen: Bitboard,
@@ -684,7 +692,9 @@ impl<'a> Search<'a> {
             return;
         };
         let log = self.q.log;
-        let saved = self.save();
+        let saved = self.save(match c {
+            Change::Flip(sq, _) | Change::Capture(sq) => sq,
+        });
         match c {
             Change::Flip(sq, what) => {
                 if self.owed.contains(sq) {
@@ -894,9 +904,11 @@ impl<'a> Search<'a> {
         }
     }
 
-    fn save(&self) -> Saved {
+    fn save(&self, square: Square) -> Saved {
         Saved {
             cur: self.cur,
+            square,
+            owed_since: self.owed_since[square as usize],
             owed: self.owed,
             owed_in_gap: self.owed_in_gap,
             gap_unseen: self.gap_unseen,
@@ -909,6 +921,7 @@ impl<'a> Search<'a> {
     /// Takes back what matching a change did.
     fn restore(&mut self, saved: Saved) {
         self.cur = saved.cur;
+        self.owed_since[saved.square as usize] = saved.owed_since;
         self.owed = saved.owed;
         self.owed_in_gap = saved.owed_in_gap;
         self.gap_unseen = saved.gap_unseen;
@@ -1133,16 +1146,25 @@ impl<'a> Search<'a> {
             let log = self.q.log;
             let mut first = Millis::MAX;
             let mut placed = None::<Millis>;
-            for s in self
-                .assigned
-                .iter()
-                .filter(|&&(_, j)| j == k)
-                .map(|&(i, _)| &log[i])
-            {
+            let mut lifted = false;
+            // (Its lift not seen, the move began after the moves before it.)
+            let mut before = 0;
+            for &(i, j) in &self.assigned {
+                let s = &log[i];
+                if j < k {
+                    before = before.max(s.t);
+                }
+                if j != k {
+                    continue;
+                }
                 first = first.min(s.t);
+                lifted |= s.square == from && s.what == Trace::Lifted;
                 if s.square == m.to() && s.what == Trace::Placed {
                     placed = Some(s.t);
                 }
+            }
+            if !lifted {
+                first = first.min(before);
             }
             first <= t && placed.is_none_or(|p| t <= p)
         })
@@ -1161,9 +1183,10 @@ impl<'a> Search<'a> {
     }
 
     /// What the changes the moves account for (and `beyond`: what the board did after them)
-    /// seen out of their order cost: the fewest observations that, left out, leave the rest in
-    /// the moves' order (those seen at the same moment in any order), each late, dearer when a
-    /// whole-board report after its move began did not show it. Also how many, the
+    /// seen out of their order cost: the cheapest observations to leave out that leave the rest
+    /// in the moves' order (those seen at the same moment in any order), each late, dearer when
+    /// a whole-board report after its move began did not show it, dearest when it came before
+    /// the move before its own was begun (never late, but early). Also how many, the
     /// observations in time order, and which of them are in order.
     fn lateness(&self, beyond: &[Stamp]) -> Lateness {
         let log = self.q.log;
@@ -1174,11 +1197,23 @@ impl<'a> Search<'a> {
             .chain(beyond.iter().copied())
             .collect();
         order.sort_unstable();
-        let in_order = longest_in_order(&order);
+        // Leaving out a change seen in a whole-board report costs less than one read alone.
+        let in_order = cheapest_in_order(&order, |j| {
+            1 + if log[order[j].2].late {
+                cost::LATE_FRAME
+            } else {
+                cost::LATE
+            }
+        });
         let mut began = vec![Millis::MAX; self.moves.len()];
-        for &(t, k, _) in &order {
+        // The first change of each move seen in order.
+        let mut opened = vec![Millis::MAX; self.moves.len()];
+        for (&(t, k, _), &kept) in order.iter().zip(&in_order) {
             if k < began.len() {
                 began[k] = began[k].min(t);
+                if kept {
+                    opened[k] = opened[k].min(t);
+                }
             }
         }
         let (mut cost, mut late) = (0, 0);
@@ -1192,6 +1227,11 @@ impl<'a> Search<'a> {
             } else {
                 cost::LATE
             };
+            // A reading comes late, never early: a change of a move seen before the move
+            // it answers was begun was not that move's.
+            if (1..opened.len()).contains(&k) && opened[k - 1] != Millis::MAX && t < opened[k - 1] {
+                cost += cost::EARLY;
+            }
             if let Some(&b) = began.get(k) {
                 let missed = self.q.reports.iter().filter(|&&r| r > b && r < t).count();
                 cost += cost::REPORT_MISS * missed.min(2) as u32;
@@ -1285,27 +1325,34 @@ struct Lateness {
     in_order: Vec<bool>,
 }
 
-/// Which of the observations, sorted by time, form the longest run whose moves never go
-/// back (`true` for those in it): a longest non-decreasing subsequence of the moves' numbers.
-fn longest_in_order(order: &[Stamp]) -> Vec<bool> {
+/// Which of the observations, sorted by time, form the run whose moves never go back (`true`
+/// for those in it) that leaves out the least: the weights of those left out (`weight`, by
+/// index in `order`) summed are the fewest.
+fn cheapest_in_order(order: &[Stamp], weight: impl Fn(usize) -> u32) -> Vec<bool> {
     let n = order.len();
-    // tails[l]: the index ending the best run of length l + 1; prev: its predecessor.
-    let mut tails: Vec<usize> = Vec::with_capacity(n);
+    let moves = order.iter().map(|s| s.1 + 1).max().unwrap_or(0);
+    // ends[k]: the heaviest run so far whose last observation is of move k, and that one.
+    let mut ends: Vec<(u32, usize)> = vec![(0, usize::MAX); moves];
     let mut prev = vec![usize::MAX; n];
     for j in 0..n {
         let k = order[j].1;
-        let at = tails.partition_point(|&x| order[x].1 <= k);
-        if at > 0 {
-            prev[j] = tails[at - 1];
-        }
-        if at == tails.len() {
-            tails.push(j);
-        } else {
-            tails[at] = j;
+        let (before, from) =
+            ends[..=k]
+                .iter()
+                .copied()
+                .fold((0, usize::MAX), |a, b| if b.0 > a.0 { b } else { a });
+        let total = before + weight(j);
+        prev[j] = from;
+        if total > ends[k].0 {
+            ends[k] = (total, j);
         }
     }
     let mut keep = vec![false; n];
-    let mut j = tails.last().copied().unwrap_or(usize::MAX);
+    let mut j = ends
+        .iter()
+        .copied()
+        .fold((0, usize::MAX), |a, b| if b.0 > a.0 { b } else { a })
+        .1;
     while j != usize::MAX {
         keep[j] = true;
         j = prev[j];
@@ -1843,11 +1890,96 @@ mod tests {
         assert!(b.cost >= cost::OWED + cost::ILLEGAL.min(cost::UNEXPLAINED));
     }
 
+    /// Stories of `start` with `prefix` as their first moves, the search as the engine runs it.
+    fn find_with(start: &Chess, log: &[Seen], reports: &[Millis], prefix: &[Move]) -> Found {
+        let phys = board(start, log);
+        let last = log
+            .iter()
+            .rev()
+            .find(|s| s.what == Lifted || s.what == Placed)
+            .map(|s| (s.square, s.what == Placed));
+        search(&Query {
+            start,
+            log,
+            phys: &phys,
+            last_change: last,
+            settle_ms: 300,
+            promotion: Role::Queen,
+            max_plies: 8.max(prefix.len()),
+            prefix,
+            margin: 3,
+            now: log.last().map_or(0, |s| s.t),
+            gaps: &[],
+            reports,
+            budget: SEARCH_BUDGET,
+        })
+    }
+
     #[test]
-    fn the_longest_run_in_order() {
+    fn a_story_is_found_as_cheap_as_when_its_moves_are_given() {
+        // A game's end (issue 25, a late model): Qd2+ whose placement was never read, then
+        // its lift read as the square stood (an echo), Kc6, Qg2+ sliding over e2 and f2, and
+        // Kd6 seen only in a whole-board report. The search once lost the echo in one of its
+        // branches (what a square was owed since was not put back), and took Qe2 Kd6 Qg2.
+        let start = pos("7k/PR6/2K3p1/8/1P1q4/7p/8/8 b - - 0 60");
+        let log = [
+            seen(784, D4, Lifted),
+            seen(1242, C3, Glitch),
+            seen(1274, C3, Placed),
+            seen(1401, D7, Placed),
+            seen(1445, C6, Lifted),
+            seen(1926, C3, Lifted),
+            seen(2386, D2, Glitch),
+            seen(2516, D7, Glitch),
+            seen(2549, D7, Lifted),
+            seen(2953, C6, Glitch),
+            seen(2987, C6, Placed),
+            seen(3388, D2, Echo { occupied: false }),
+            seen(3393, D2, Glitch),
+            seen(3460, E2, Glitch),
+            seen(3491, E2, Placed),
+            seen(3541, E2, Lifted),
+            seen(3592, F2, Placed),
+            seen(3656, F2, Lifted),
+            seen(3723, G2, Placed),
+            frame(4279, C6, Lifted),
+            frame(4279, D6, Placed),
+        ];
+        let reports = [4279];
+        let played = ["Qc3", "Kd7", "Qd2", "Kc6", "Qg2", "Kd6"];
+        let mut p = start.clone();
+        let moves: Vec<Move> = played
+            .iter()
+            .map(|san| {
+                let m = san.parse::<San>().unwrap().to_move(&p).unwrap();
+                p.play_unchecked(m);
+                m
+            })
+            .collect();
+        let given = find_with(&start, &log, &reports, &moves);
+        let played_cost = given.best().expect("the game's story").cost;
+        let found = find_with(&start, &log, &reports, &[]);
+        let best = found.best().expect("a story");
+        assert!(found.complete);
+        assert_eq!(sans(&start, &best.moves), played);
+        assert_eq!(best.cost, played_cost);
+    }
+
+    #[test]
+    fn the_cheapest_run_in_order() {
         let order = [(0, 0, 0), (1, 1, 1), (2, 1, 2), (3, 0, 3)];
-        assert_eq!(longest_in_order(&order), vec![true, true, true, false]);
-        assert_eq!(longest_in_order(&[]), Vec::<bool>::new());
+        let one = |_| 1;
+        assert_eq!(
+            cheapest_in_order(&order, one),
+            vec![true, true, true, false]
+        );
+        assert_eq!(cheapest_in_order(&[], one), Vec::<bool>::new());
+        // The one left out is the lightest, though keeping it would keep more.
+        let heavy_last = |j| if j == 3 { 10 } else { 1 };
+        assert_eq!(
+            cheapest_in_order(&order, heavy_last),
+            vec![true, false, false, true]
+        );
     }
 
     #[test]
