@@ -28,7 +28,7 @@ use super::decoder::debounce::{Change, Debouncer};
 use super::decoder::log::{Seen, Trace};
 use super::decoder::physical::Physical;
 use super::decoder::recognise;
-use super::decoder::stories::Gap;
+use super::decoder::stories::{self, Gap};
 use super::event::{Event, EventKind, Millis, Priority, TouchRule};
 use super::game::{fen_of, ply_number, Envelope, Game};
 use super::input::{Command, LinkState, PortError, Reading, VoiceLevel};
@@ -266,6 +266,10 @@ pub struct Engine {
     /// Plies recorded as the board showed them, one after the other, since a story was last
     /// taken: after two, the agreed point follows the record.
     pub(super) plain_run: u32,
+    /// The agreed point does not follow the record before this time: a move recorded may
+    /// still be part of a castling whose other readings are late (see
+    /// [`Engine::in_a_castling`]).
+    pub(super) agree_after: Millis,
     /// A move being recorded was complete at this time (a story's move taken afterwards): its
     /// clock is charged to then.
     pub(super) moving_at: Option<Millis>,
@@ -334,6 +338,7 @@ impl Engine {
             checkpoints: Vec::new(),
             rulings: Vec::new(),
             plain_run: 0,
+            agree_after: 0,
             moving_at: None,
             correcting: false,
             refusing: false,
@@ -658,6 +663,9 @@ impl Engine {
         }
         let ply = ply_number(&self.game.pos);
         let part_of_castling = self.part_of_castling(m);
+        if self.in_a_castling(m) {
+            self.agree_after = self.agree_after.max(self.now + stories::OWED_PATIENCE_MS);
+        }
         let echoed_capture = !recovered && self.echoed_capture(m);
         // A choice pressed in a turn whose player could not promote is the opponent's, ahead;
         // one made ahead by the opponent stays his.
@@ -776,6 +784,29 @@ impl Engine {
             })
     }
 
+    /// `m` moves the king on squares of a castling the position allows, or a rook onto the
+    /// square the king castles to: the castling, its other readings late, shows as `m` at
+    /// first (the king's placement on c1 and the rook's lift from a1 read seconds later show
+    /// Kd1 at first; the king's lift and the rook's placement late show Rg1). The agreed point
+    /// waits for those readings (see [`Engine::recorded`]). (A rook's own castling move made
+    /// first is a rook's move: in casual play the first half of a castling that the king's
+    /// move then takes back.)
+    fn in_a_castling(&self, m: Move) -> bool {
+        if m.is_castle() || !matches!(m.role(), Role::King | Role::Rook) {
+            return false;
+        }
+        let color = self.game.pos.turn();
+        let (left, reached, _) = recognise::footprint(color, &m);
+        self.game.legal().iter().any(|c| {
+            let (c_left, c_reached, _) = recognise::footprint(color, c);
+            c.castling_side().is_some_and(|side| {
+                c_left.is_superset(left)
+                    && (c_left | c_reached).is_superset(reached)
+                    && (m.role() == Role::King || m.to() == side.king_to(color))
+            })
+        })
+    }
+
     /// While `m`'s piece was in the hand, the board read a square it could capture on again as
     /// it stood, occupied: perhaps the piece set down there, the captured piece's lift lost, and
     /// the placement `m` was read from the opponent's next move begun (its piece set down before
@@ -804,8 +835,9 @@ impl Engine {
     }
 
     /// After a move is recorded: the agreed point follows the record when the board showed it
-    /// plainly (every ply since the agreed point so, or two in a row since a story was taken),
-    /// and the next turn's state is kept to go back to.
+    /// plainly (every ply since the agreed point so, or two in a row since a story was taken)
+    /// and no move in doubt may still be owed a late reading (`agree_after`), and the next
+    /// turn's state is kept to go back to.
     fn recorded(&mut self, recovered: bool, t: Millis) {
         let since = self.game.plies.len().saturating_sub(self.agreed.plies);
         let plain = !recovered && !self.correcting;
@@ -813,7 +845,8 @@ impl Engine {
         let clean = self.plain_run as usize >= since && self.rulings.is_empty();
         // (Bounded: a story older than this many plies, or a log this long, is agreed.)
         let old = since > AGREE_AFTER_PLIES || self.log.len() > AGREE_AFTER_OBSERVATIONS;
-        if plain && (clean || self.plain_run >= 2) || old {
+        let doubted = t < self.agree_after;
+        if plain && (clean || self.plain_run >= 2) && !doubted || old {
             self.agree(t);
         }
         self.checkpoint();
@@ -851,6 +884,7 @@ impl Engine {
     pub(super) fn agree_on_the_record(&mut self) {
         self.log.clear();
         self.plain_run = 0;
+        self.agree_after = 0;
         self.agree(self.now);
         self.checkpoint();
     }

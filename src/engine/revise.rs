@@ -202,7 +202,10 @@ impl Engine {
         record.filter(|r| r.complete)
     }
 
-    /// Keeps the cheapest stories' moves open for the searches to come.
+    /// Keeps the cheapest stories' moves open for the searches to come: every one within the
+    /// margin of the best, not only its rivals (a story a little dearer now, a castling whose
+    /// rook's lift is still owed, is the one a reading still to come bears out, when the
+    /// search from the agreed point may no longer reach it).
     fn hold_open(&mut self, found: &Found) {
         let Some(best) = found.best().map(|s| s.cost) else {
             return;
@@ -210,7 +213,7 @@ impl Engine {
         let open: Vec<Vec<Move>> = found
             .stories
             .iter()
-            .filter(|s| s.cost <= best + RIVALS && !s.moves.is_empty())
+            .filter(|s| s.cost <= best + MARGIN && !s.moves.is_empty())
             .take(HELD_OPEN)
             .map(|s| s.moves.clone())
             .collect();
