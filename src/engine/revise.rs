@@ -395,11 +395,12 @@ impl Engine {
             // next move would leave every story behind): waiting tells no more. The one whose
             // moves capture the most is taken, marked, if one does (typically: which piece a
             // capture on a square that stayed full took, while the board was not heard).
+            // (Rivals a little dearer, at the horizon: the cheapest is taken, marked.)
             let horizon = (n + self.beyond_record()).min(MOST_PLIES);
-            let richest = (rival == candidate.cost
-                && candidate.moves.len() + 1 >= horizon
+            let at_horizon = candidate.moves.len() + 1 >= horizon
                 && candidate.owed.is_empty()
-                && candidate.beyond != Verdict::Unexplained)
+                && candidate.beyond != Verdict::Unexplained;
+            let richest = (rival == candidate.cost && at_horizon)
                 .then(|| richest(&found.stories, candidate.cost))
                 .flatten();
             match richest {
@@ -407,6 +408,7 @@ impl Engine {
                     candidate = s.clone();
                     unsure = true;
                 }
+                None if at_horizon && rival > candidate.cost => unsure = true,
                 None if !still || rival <= candidate.cost => return Revision::Waiting,
                 None => {}
             }

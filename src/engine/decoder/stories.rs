@@ -80,8 +80,10 @@ pub mod cost {
     /// not show either (the square changed back, or a capture on a square that stayed full).
     pub const GAP: u32 = 1;
     /// A flicker no move accounts for and no change of its square follows at once (not contact
-    /// bounce): a change the sensor lost again, left unexplained.
-    pub const FLICKER: u32 = 2;
+    /// bounce): a change the sensor lost again, left unexplained. Dearer than a capture's
+    /// swap that explains it: a piece lifted and a flicker on a square it can capture is the
+    /// capture (when the board has stood still, it is taken, not waited for).
+    pub const FLICKER: u32 = 3;
     /// A piece set down on a square for a moment, off the way of every sliding move of the
     /// story: a piece dragged over it, a hand brushing it (a slide's way costs nothing).
     pub const BRUSH: u32 = 1;
