@@ -1428,7 +1428,17 @@ mod tests {
         }
     }
 
-    fn find(start: &Chess, log: &[Seen]) -> Found {
+    /// What the search asks beyond the log: the whole-board reports, the moves a story begins
+    /// with, its most moves and the margin of the stories kept.
+    struct Ask<'a> {
+        reports: &'a [Millis],
+        prefix: &'a [Move],
+        max_plies: usize,
+        margin: u32,
+    }
+
+    /// The stories of `log` from `start`, the board as the log leaves it, now its last reading.
+    fn find_as(start: &Chess, log: &[Seen], ask: Ask) -> Found {
         let phys = board(start, log);
         let last = log
             .iter()
@@ -1442,14 +1452,24 @@ mod tests {
             last_change: last,
             settle_ms: 300,
             promotion: Role::Queen,
-            max_plies: 6,
-            prefix: &[],
-            margin: 8,
+            max_plies: ask.max_plies,
+            prefix: ask.prefix,
+            margin: ask.margin,
             now: log.last().map_or(0, |s| s.t),
             gaps: &[],
-            reports: &[],
+            reports: ask.reports,
             budget: SEARCH_BUDGET,
         })
+    }
+
+    fn find(start: &Chess, log: &[Seen]) -> Found {
+        let ask = Ask {
+            reports: &[],
+            prefix: &[],
+            max_plies: 6,
+            margin: 8,
+        };
+        find_as(start, log, ask)
     }
 
     /// The first moves of the cheapest stories, sorted.
@@ -1871,23 +1891,14 @@ mod tests {
     fn the_prefix_binds_the_stories() {
         let start = Chess::default();
         let log = [seen(100, E2, Lifted), seen(300, E4, Placed)];
-        let phys = board(&start, &log);
         let e3 = "e3".parse::<San>().unwrap().to_move(&start).unwrap();
-        let found = search(&Query {
-            start: &start,
-            log: &log,
-            phys: &phys,
-            last_change: Some((E4, true)),
-            settle_ms: 300,
-            promotion: Role::Queen,
-            max_plies: 6,
-            prefix: &[e3],
-            margin: 20,
-            now: 300,
-            gaps: &[],
+        let ask = Ask {
             reports: &[],
-            budget: SEARCH_BUDGET,
-        });
+            prefix: &[e3],
+            max_plies: 6,
+            margin: 20,
+        };
+        let found = find_as(&start, &log, ask);
         let b = found.best().unwrap();
         assert_eq!(sans(&start, &b.moves)[0], "e3");
         assert!(b.cost >= cost::OWED + cost::ILLEGAL.min(cost::UNEXPLAINED));
@@ -1895,27 +1906,13 @@ mod tests {
 
     /// Stories of `start` with `prefix` as their first moves, the search as the engine runs it.
     fn find_with(start: &Chess, log: &[Seen], reports: &[Millis], prefix: &[Move]) -> Found {
-        let phys = board(start, log);
-        let last = log
-            .iter()
-            .rev()
-            .find(|s| s.what == Lifted || s.what == Placed)
-            .map(|s| (s.square, s.what == Placed));
-        search(&Query {
-            start,
-            log,
-            phys: &phys,
-            last_change: last,
-            settle_ms: 300,
-            promotion: Role::Queen,
-            max_plies: 8.max(prefix.len()),
-            prefix,
-            margin: 3,
-            now: log.last().map_or(0, |s| s.t),
-            gaps: &[],
+        let ask = Ask {
             reports,
-            budget: SEARCH_BUDGET,
-        })
+            prefix,
+            max_plies: 8.max(prefix.len()),
+            margin: 3,
+        };
+        find_as(start, log, ask)
     }
 
     #[test]
