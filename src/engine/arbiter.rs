@@ -21,7 +21,7 @@
 //! explains it (moves made while readings were lost, or too fast to be seen one by one): the
 //! moves are taken as `recovered`.
 
-use shakmaty::{Bitboard, ByColor, Chess, Color, Move, Position, Role, Square};
+use shakmaty::{Bitboard, ByColor, CastlingSide, Chess, Color, Move, Position, Role, Square};
 
 use super::clock::{Clock, ClockSwitch};
 use super::decoder::debounce::{Change, Debouncer};
@@ -774,14 +774,22 @@ impl Engine {
             .filter_map(|sq| self.turn.last_seen(sq, Trace::Placed))
             .min();
         let out_of_order = matches!((placed, lifted), (Some(p), Some(l)) if p < l);
-        out_of_order
-            && !m.is_castle()
-            && self.game.legal().iter().any(|c| {
-                let (c_left, c_reached, _) = recognise::footprint(color, c);
-                c.is_castle()
-                    && c_left.is_superset(left)
-                    && (c_left | c_reached).is_superset(reached)
-            })
+        out_of_order && self.castling_around(m).is_some()
+    }
+
+    /// The side of a castling the position allows whose squares hold all of `m`'s changes (`m`
+    /// not that castling itself): what the castling, some of its readings late, shows as.
+    fn castling_around(&self, m: Move) -> Option<CastlingSide> {
+        if m.is_castle() {
+            return None;
+        }
+        let color = self.game.pos.turn();
+        let (left, reached, _) = recognise::footprint(color, &m);
+        self.game.legal().iter().find_map(|c| {
+            let (c_left, c_reached, _) = recognise::footprint(color, c);
+            c.castling_side()
+                .filter(|_| c_left.is_superset(left) && (c_left | c_reached).is_superset(reached))
+        })
     }
 
     /// `m` moves the king on squares of a castling the position allows, or a rook onto the
@@ -792,18 +800,11 @@ impl Engine {
     /// first is a rook's move: in casual play the first half of a castling that the king's
     /// move then takes back.)
     fn in_a_castling(&self, m: Move) -> bool {
-        if m.is_castle() || !matches!(m.role(), Role::King | Role::Rook) {
-            return false;
-        }
         let color = self.game.pos.turn();
-        let (left, reached, _) = recognise::footprint(color, &m);
-        self.game.legal().iter().any(|c| {
-            let (c_left, c_reached, _) = recognise::footprint(color, c);
-            c.castling_side().is_some_and(|side| {
-                c_left.is_superset(left)
-                    && (c_left | c_reached).is_superset(reached)
-                    && (m.role() == Role::King || m.to() == side.king_to(color))
-            })
+        self.castling_around(m).is_some_and(|side| match m.role() {
+            Role::King => true,
+            Role::Rook => m.to() == side.king_to(color),
+            _ => false,
         })
     }
 
