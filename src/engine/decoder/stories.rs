@@ -24,6 +24,9 @@
 //! The stories of one search are compared by their cost: the cheapest is what the board most
 //! likely did, and several close ones mean that the board cannot tell yet.
 
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+
 use shakmaty::zobrist::Zobrist64;
 use shakmaty::{Bitboard, Chess, EnPassantMode, Move, Position, Role, Square};
 
@@ -359,10 +362,90 @@ impl Step {
 /// contact bounce.
 const BOUNCE_MS: Millis = 60;
 
+/// The log's lifts and placements by square: the indices of each square's, in the order seen,
+/// in one list (a search is made for most batches of readings: one allocation, not 64).
+struct BySquare {
+    /// The squares with any.
+    squares: Bitboard,
+    indices: Vec<u16>,
+    /// Where each square's indices start in `indices` (the 65th: where the last ends).
+    starts: [u16; 65],
+}
+
+impl BySquare {
+    fn new(log: &[Seen]) -> BySquare {
+        let mut starts = [0u16; 65];
+        for s in log
+            .iter()
+            .filter(|s| matches!(s.what, Trace::Lifted | Trace::Placed))
+        {
+            starts[s.square as usize + 1] += 1;
+        }
+        for i in 1..65 {
+            starts[i] += starts[i - 1];
+        }
+        let mut indices = vec![0; usize::from(starts[64])];
+        let mut next = starts;
+        for (i, s) in log.iter().enumerate() {
+            if matches!(s.what, Trace::Lifted | Trace::Placed) {
+                let at = &mut next[s.square as usize];
+                indices[usize::from(*at)] = i as u16;
+                *at += 1;
+            }
+        }
+        let squares = Square::ALL
+            .into_iter()
+            .filter(|&sq| starts[sq as usize] < starts[sq as usize + 1])
+            .collect();
+        BySquare {
+            squares,
+            indices,
+            starts,
+        }
+    }
+
+    fn at(&self, sq: Square) -> &[u16] {
+        let i = sq as usize;
+        &self.indices[usize::from(self.starts[i])..usize::from(self.starts[i + 1])]
+    }
+}
+
+/// A state's key, mixed a word at a time (the states of one search are few; a key needs no
+/// defence against chosen input, only spread).
+struct Mix(u64);
+
+impl Mix {
+    fn add(&mut self, word: u64) {
+        const K: u64 = 0x9e37_79b9_7f4a_7c15;
+        self.0 = (self.0.rotate_left(23) ^ word).wrapping_mul(K);
+        self.0 ^= self.0 >> 29;
+    }
+}
+
+/// The visited states' map hashes their keys no further: they are mixed already.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl std::hash::Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8 | u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+    fn write_u64(&mut self, key: u64) {
+        self.0 = key;
+    }
+}
+
 struct Search<'a> {
     q: &'a Query<'a>,
     /// Per square, the indices of its observations (lifts and placements) in the log.
-    obs: Vec<Vec<u16>>,
+    obs: BySquare,
+    /// The squares with an observation or a flicker: every move with evidence changes one.
+    seen: Bitboard,
     /// The flickers (index into the log) and whether a story uses one.
     glitches: Vec<usize>,
     glitch_used: Vec<bool>,
@@ -395,7 +478,7 @@ struct Search<'a> {
     /// was; no dearer pass finds more).
     over: u32,
     /// The states gone on with, and at what cost.
-    visited: std::collections::HashMap<u64, u32>,
+    visited: HashMap<u64, u32, BuildHasherDefault<KeyHasher>>,
     budget: usize,
     found: Vec<Story>,
 }
@@ -403,21 +486,28 @@ struct Search<'a> {
 impl<'a> Search<'a> {
     /// A search of `q`'s log: its observations sorted by square once, for every pass.
     fn new(q: &'a Query<'a>) -> Search<'a> {
-        let mut obs = vec![Vec::new(); 64];
+        let log = &q.log[..q.log.len().min(u16::MAX as usize)];
         let mut glitches = Vec::new();
         let mut echoes = Vec::new();
-        for (i, s) in q.log.iter().enumerate().take(u16::MAX as usize) {
+        for (i, s) in log.iter().enumerate() {
             match s.what {
                 Trace::Glitch => glitches.push(i),
                 Trace::Echo { .. } => echoes.push(i),
-                Trace::Lifted | Trace::Placed => obs[s.square as usize].push(i as u16),
+                Trace::Lifted | Trace::Placed => {}
             }
         }
+        let obs = BySquare::new(log);
+        let seen = obs.squares
+            | glitches
+                .iter()
+                .map(|&i| log[i].square)
+                .collect::<Bitboard>();
         let n = glitches.len();
         let e = echoes.len();
         Search {
             q,
             obs,
+            seen,
             glitches,
             glitch_used: vec![false; n],
             echoes,
@@ -436,7 +526,7 @@ impl<'a> Search<'a> {
             best: u32::MAX,
             cap: 0,
             over: u32::MAX,
-            visited: std::collections::HashMap::new(),
+            visited: HashMap::default(),
             budget: 0,
             found: Vec::new(),
         }
@@ -482,7 +572,8 @@ impl<'a> Search<'a> {
 
     /// The next observation of `sq` no move accounts for yet.
     fn next(&self, sq: Square) -> Option<usize> {
-        self.obs[sq as usize]
+        self.obs
+            .at(sq)
             .get(usize::from(self.cur[sq as usize]))
             .map(|&i| usize::from(i))
     }
@@ -526,8 +617,17 @@ impl<'a> Search<'a> {
             if !ids && fixed.is_none() && m.promotion().is_some_and(|r| r != self.q.promotion) {
                 continue;
             }
-            changes(&pos, &m, &mut changes_of);
             let gap = self.q.gaps.iter().find(|g| floor <= g.to).copied();
+            // (A plain move on squares with no observation and no flicker has no evidence.)
+            if fixed.is_none()
+                && gap.is_none()
+                && matches!(m, Move::Normal { .. })
+                && !self.seen.contains(m.from().unwrap_or(m.to()))
+                && !self.seen.contains(m.to())
+            {
+                continue;
+            }
+            changes(&pos, &m, &mut changes_of);
             if fixed.is_none()
                 && !self.evidenced(&changes_of, floor)
                 && !gap.is_some_and(|g| self.fits_gap(&changes_of, &g))
@@ -572,20 +672,21 @@ impl<'a> Search<'a> {
     /// observations are accounted for, what is owed, the flickers used, when the last move was
     /// done.
     fn state_key(&self, pos: &Chess) -> u64 {
-        use std::hash::{Hash, Hasher};
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal)
-            .0
-            .hash(&mut h);
-        self.cur.hash(&mut h);
-        self.owed.0.hash(&mut h);
-        self.owed_in_gap.0.hash(&mut h);
-        self.gap_unseen.0.hash(&mut h);
-        self.glitch_used.hash(&mut h);
-        self.echo_used.hash(&mut h);
-        self.ends.last().hash(&mut h);
-        self.moves.len().hash(&mut h);
-        h.finish()
+        let mut h = Mix(pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0);
+        for four in self.cur.chunks_exact(4) {
+            h.add(four.iter().fold(0, |w, &c| w << 16 | u64::from(c)));
+        }
+        h.add(self.owed.0);
+        h.add(self.owed_in_gap.0);
+        h.add(self.gap_unseen.0);
+        for used in [&self.glitch_used, &self.echo_used] {
+            for word in used.chunks(64) {
+                h.add(word.iter().fold(1, |w, &u| w << 1 | u64::from(u)));
+            }
+        }
+        h.add(self.ends.last().map_or(u64::MAX, |&t| t));
+        h.add(self.moves.len() as u64);
+        h.0
     }
 
     /// A move made unseen in `gap`: every square it changes is one the report after the gap
@@ -606,7 +707,7 @@ impl<'a> Search<'a> {
     /// pairs skipped before it cost.
     fn next_after_pairs(&self, sq: Square, floor: Millis) -> Option<(usize, usize, u32)> {
         let log = self.q.log;
-        let list = &self.obs[sq as usize];
+        let list = &self.obs.at(sq);
         let mut at = usize::from(self.cur[sq as usize]);
         list.get(at)?;
         let mut skipped = 0;
@@ -633,7 +734,7 @@ impl<'a> Search<'a> {
         let at = usize::from(self.cur[sq as usize]);
         skipped
             .filter(|&(to, _, _)| to != at)
-            .map(|_| (at, usize::from(self.obs[sq as usize][at])))
+            .map(|_| (at, usize::from(self.obs.at(sq)[at])))
             .filter(|&(_, i)| self.q.log[i].t >= step.since_prev)
     }
 
@@ -666,7 +767,7 @@ impl<'a> Search<'a> {
     fn is_bounce(&self, j: usize) -> bool {
         let log = self.q.log;
         let g = &log[self.glitches[j]];
-        self.obs[g.square as usize].iter().any(|&i| {
+        self.obs.at(g.square).iter().any(|&i| {
             let o = &log[usize::from(i)];
             o.t.saturating_sub(BOUNCE_MS) <= g.t && g.t <= o.t + BOUNCE_MS
         })
@@ -819,7 +920,7 @@ impl<'a> Search<'a> {
                 let unskipped = self.unskipped(sq, skipped, &step).map(|(at, i)| (at, i, 0));
                 for (at, i, pairs) in [skipped, unskipped].into_iter().flatten() {
                     if log[i].what == Trace::Lifted {
-                        let list = &self.obs[sq as usize];
+                        let list = &self.obs.at(sq);
                         let placed = list
                             .get(at + 1)
                             .map(|&p| usize::from(p))
@@ -944,8 +1045,8 @@ impl<'a> Search<'a> {
         // Squares a sliding piece was set down on on its way, whose lift has not come yet.
         let mut slid_owed = Bitboard::EMPTY;
         let occupied = pos.board().occupied();
-        for sq in Square::ALL {
-            let list = &self.obs[sq as usize];
+        for sq in self.obs.squares {
+            let list = &self.obs.at(sq);
             let rest = &list[usize::from(self.cur[sq as usize]).min(list.len())..];
             if rest.is_empty() {
                 continue;
@@ -1064,7 +1165,7 @@ impl<'a> Search<'a> {
         let next = self.moves.len();
         let mut beyond_seen = Vec::new();
         for sq in tail {
-            let list = &self.obs[sq as usize];
+            let list = &self.obs.at(sq);
             if let Some(&i) = list.last() {
                 beyond_seen.push((log[usize::from(i)].t, next, usize::from(i)));
             }
