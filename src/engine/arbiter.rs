@@ -809,9 +809,9 @@ impl Engine {
     }
 
     /// While `m`'s piece was in the hand, the board read a square it could capture on again as
-    /// it stood, occupied: perhaps the piece set down there, the captured piece's lift lost, and
-    /// the placement `m` was read from the opponent's next move begun (its piece set down before
-    /// its lift was read). `m` is then not agreed on until the board has shown more (see
+    /// it stood, occupied, or saw it flicker: perhaps the piece set down there, the captured
+    /// piece's lift lost or swept off faster than the debounce time, and the placement `m` was
+    /// read from the opponent's next move begun (its piece set down before its lift was read). `m` is then not agreed on until the board has shown more (see
     /// [`Engine::recorded`]).
     fn echoed_capture(&self, m: Move) -> bool {
         let Some(from) = m.from() else {
@@ -825,7 +825,7 @@ impl Engine {
             .rev()
             .take_while(|s| s.t >= lifted)
             .any(|s| {
-                s.what == (Trace::Echo { occupied: true })
+                matches!(s.what, Trace::Echo { occupied: true } | Trace::Glitch)
                     && s.square != m.to()
                     && self
                         .game
