@@ -322,6 +322,7 @@ struct Saved {
     /// The square the change is on, and since when it was owed.
     square: Square,
     owed_since: Millis,
+    owed_from: Millis,
     owed: Bitboard,
     owed_in_gap: Bitboard,
     gap_unseen: Bitboard,
@@ -342,15 +343,19 @@ struct Step {
     /// This move's first change seen.
     first: Option<Millis>,
     shown: u32,
+    /// Some change of the move was read alone, as it happened (not only in a whole-board
+    /// report after it).
+    heard: bool,
     end: Option<Millis>,
     /// The move may have been made while nobody heard the board: this gap.
     gap: Option<Gap>,
 }
 
 impl Step {
-    fn seen(self, t: Millis) -> Step {
+    fn seen(self, t: Millis, late: bool) -> Step {
         Step {
             shown: self.shown + 1,
+            heard: self.heard || !late,
             end: Some(self.end.map_or(t, |e| e.max(t))),
             first: Some(self.first.map_or(t, |f| f.min(t))),
             ..self
@@ -457,6 +462,9 @@ struct Search<'a> {
     owed: Bitboard,
     /// Since when each owed square has been owed (the time of its move).
     owed_since: [Millis; 64],
+    /// The earliest its move may have been made: before `owed_since` when the move was seen
+    /// only in a whole-board report.
+    owed_from: [Millis; 64],
     /// Owed squares whose change fell in a gap: nobody heard it.
     owed_in_gap: Bitboard,
     /// Squares changed unseen in gaps (at most [`GAP_UNSEEN`]).
@@ -515,6 +523,7 @@ impl<'a> Search<'a> {
             cur: [0; 64],
             owed: Bitboard::EMPTY,
             owed_since: [0; 64],
+            owed_from: [0; 64],
             owed_in_gap: Bitboard::EMPTY,
             gap_unseen: Bitboard::EMPTY,
             assigned: Vec::new(),
@@ -540,6 +549,7 @@ impl<'a> Search<'a> {
         self.cur = [0; 64];
         self.owed = Bitboard::EMPTY;
         self.owed_since = [0; 64];
+        self.owed_from = [0; 64];
         self.owed_in_gap = Bitboard::EMPTY;
         self.gap_unseen = Bitboard::EMPTY;
         self.assigned.clear();
@@ -642,6 +652,7 @@ impl<'a> Search<'a> {
                 since_prev,
                 first: None,
                 shown: 0,
+                heard: false,
                 end: None,
                 gap,
             };
@@ -805,7 +816,7 @@ impl<'a> Search<'a> {
                     if self.owed_in_gap.contains(sq) && step.gap.is_some() {
                         // Changed and changed back while nobody heard the board.
                         self.owed_in_gap.discard(sq);
-                    } else if let Some(e) = self.echo(sq, what, self.owed_since[sq as usize]) {
+                    } else if let Some(e) = self.echo(sq, what, self.owed_from[sq as usize]) {
                         // Neither shown, but the square read again as it stood after both:
                         // the second change's reading, the first one's lost.
                         self.settle_owed(sq);
@@ -837,7 +848,7 @@ impl<'a> Search<'a> {
                     self.cur[sq as usize] = at as u16 + 1;
                     self.assigned.push((i, step.k));
                     self.cost += pairs;
-                    self.change(next, m, ch, j + 1, step.seen(log[i].t));
+                    self.change(next, m, ch, j + 1, step.seen(log[i].t, log[i].late));
                     self.restore(saved.clone());
                 }
                 // The change seen as a flicker: the sensor lost it again at once, and shows the
@@ -847,10 +858,11 @@ impl<'a> Search<'a> {
                     self.glitch_used[g] = true;
                     self.owed.add(sq);
                     self.owed_since[sq as usize] = log[self.glitches[g]].t;
+                    self.owed_from[sq as usize] = log[self.glitches[g]].t;
                     self.cost += cost::OWED;
                     self.departures.owed += 1;
                     let t = log[self.glitches[g]].t;
-                    self.change(next, m, ch, j + 1, step.seen(t));
+                    self.change(next, m, ch, j + 1, step.seen(t, false));
                     self.glitch_used[g] = false;
                     self.restore(saved.clone());
                 }
@@ -863,6 +875,7 @@ impl<'a> Search<'a> {
                         self.owed.add(sq);
                         self.owed_in_gap.add(sq);
                         self.owed_since[sq as usize] = g.from;
+                        self.owed_from[sq as usize] = g.from;
                         if !g.changed.contains(sq) {
                             self.gap_unseen.add(sq);
                         }
@@ -872,6 +885,14 @@ impl<'a> Search<'a> {
                     _ => {
                         self.owed.add(sq);
                         self.owed_since[sq as usize] = step.end.unwrap_or(step.floor);
+                        // (A move seen only in a report was made before it, since the move
+                        // before: a reading of the square then, as it stood, may be the next
+                        // change's.)
+                        self.owed_from[sq as usize] = if step.heard {
+                            self.owed_since[sq as usize]
+                        } else {
+                            step.floor
+                        };
                         self.cost += cost::OWED;
                         self.departures.owed += 1;
                     }
@@ -893,7 +914,7 @@ impl<'a> Search<'a> {
                         self.settle_owed(sq);
                         self.cost += cost::LATE;
                         self.departures.late += 1;
-                        self.change(next, m, ch, j + 1, step.seen(log[i].t));
+                        self.change(next, m, ch, j + 1, step.seen(log[i].t, log[i].late));
                         self.restore(saved);
                     } else {
                         // Neither the piece taken nor the one taking it seen there: a second
@@ -913,7 +934,7 @@ impl<'a> Search<'a> {
                     self.cost += cost::SWAP;
                     self.departures.swaps += 1;
                     let t = log[self.glitches[g]].t;
-                    self.change(next, m, ch, j + 1, step.seen(t));
+                    self.change(next, m, ch, j + 1, step.seen(t, false));
                     self.glitch_used[g] = false;
                     self.restore(saved.clone());
                 }
@@ -927,11 +948,11 @@ impl<'a> Search<'a> {
                             .filter(|&p| log[p].what == Trace::Placed);
                         self.assigned.push((i, step.k));
                         self.cost += pairs;
-                        let lifted = step.seen(log[i].t);
+                        let lifted = step.seen(log[i].t, log[i].late);
                         if let Some(p) = placed {
                             self.cur[sq as usize] = at as u16 + 2;
                             self.assigned.push((p, step.k));
-                            self.change(next, m, ch, j + 1, lifted.seen(log[p].t));
+                            self.change(next, m, ch, j + 1, lifted.seen(log[p].t, log[p].late));
                             self.cur = saved.cur;
                             self.assigned.truncate(saved.assigned + 1);
                         }
@@ -940,6 +961,7 @@ impl<'a> Search<'a> {
                         self.cur[sq as usize] = at as u16 + 1;
                         self.owed.add(sq);
                         self.owed_since[sq as usize] = log[i].t;
+                        self.owed_from[sq as usize] = log[i].t;
                         self.cost += cost::OWED;
                         self.departures.owed += 1;
                         self.change(next, m, ch, j + 1, lifted);
@@ -1012,6 +1034,7 @@ impl<'a> Search<'a> {
             cur: self.cur,
             square,
             owed_since: self.owed_since[square as usize],
+            owed_from: self.owed_from[square as usize],
             owed: self.owed,
             owed_in_gap: self.owed_in_gap,
             gap_unseen: self.gap_unseen,
@@ -1025,6 +1048,7 @@ impl<'a> Search<'a> {
     fn restore(&mut self, saved: Saved) {
         self.cur = saved.cur;
         self.owed_since[saved.square as usize] = saved.owed_since;
+        self.owed_from[saved.square as usize] = saved.owed_from;
         self.owed = saved.owed;
         self.owed_in_gap = saved.owed_in_gap;
         self.gap_unseen = saved.gap_unseen;
