@@ -416,6 +416,11 @@ impl Engine {
         if !still && (!candidate.owed.is_empty() || candidate.beyond == Verdict::Unexplained) {
             return Revision::Waiting;
         }
+        // Its last move one whose piece the board has not shown set down (the placement read
+        // as lost): the piece may be in the hand still, its placement read in a moment.
+        if !still && self.lands_unseen(&start, &candidate, n) {
+            return Revision::Waiting;
+        }
         // Its last move a slide that may go on, set down a moment ago, the board showing
         // nothing after it: as a slide seen made is held back.
         if let Some((last, before)) = candidate.moves.split_last().filter(|_| {
@@ -446,6 +451,29 @@ impl Engine {
         let unsure = unsure || self.another_order(&start, &candidate, n);
         self.take(&announced, candidate, unsure, held, out);
         Revision::Taken
+    }
+
+    /// The story's last move beyond the first `n` is no capture (whose piece may be set down
+    /// on a square that stays full), and no placement of it on a square it fills is among the
+    /// observations the story accounts for.
+    fn lands_unseen(&self, start: &Chess, story: &Story, n: usize) -> bool {
+        let Some(&last) = story.moves.last().filter(|_| story.moves.len() > n) else {
+            return false;
+        };
+        if last.is_capture() {
+            return false;
+        }
+        let color = if story.moves.len() % 2 == 1 {
+            start.turn()
+        } else {
+            !start.turn()
+        };
+        let (_, filled, _) = recognise::footprint(color, &last);
+        !filled.is_empty()
+            && !story.matched.iter().any(|&i| {
+                let s = &self.log[i];
+                s.what == Trace::Placed && filled.contains(s.square)
+            })
     }
 
     /// The piece chosen for a promotion of a story's moves: in this turn, or ahead by either
