@@ -811,8 +811,8 @@ impl Engine {
     /// While `m`'s piece was in the hand, the board read a square it could capture on again as
     /// it stood, occupied, or saw it flicker: perhaps the piece set down there, the captured
     /// piece's lift lost or swept off faster than the debounce time, and the placement `m` was
-    /// read from the opponent's next move begun (its piece set down before its lift was read). `m` is then not agreed on until the board has shown more (see
-    /// [`Engine::recorded`]).
+    /// read from the opponent's next move begun (its piece set down before its lift was read).
+    /// `m` is then not agreed on until the board has shown more (see [`Engine::recorded`]).
     fn echoed_capture(&self, m: Move) -> bool {
         let Some(from) = m.from() else {
             return false;
