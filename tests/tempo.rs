@@ -114,10 +114,15 @@ fn a_move_is_announced_as_soon_as_its_last_reading_has_held() {
 fn every_fault_model_is_measured_at_every_tempo() {
     // Floors a little under what the engine reads now that it revises its reading
     // (`chessboardd bench tempo`, games exactly / moves exactly / games recorded to the end /
-    // games with a wrong move left, at the worst tempo of each): lost-next 407 / 99.12% / 407 / 2,
-    // swaps 405 / 99.38% / 405 / 5, lost-periodic 400 / 98.70% / 402 / 7, late 397 / 98.08% /
-    // 402 / 9, combined 378 / 95.93% / 387 / 25 (of 410 games; a move in an order the board
-    // cannot tell, marked in the record, is not counted wrong: 0 to 2 games of each). Two
+    // games with a wrong move left / corrections, at the worst tempo of each): lost-next 407 /
+    // 99.12% / 407 / 2 / 2, swaps 409 / 99.83% / 409 / 1 / 6, lost-periodic 400 / 98.70% / 402 /
+    // 7 / 15, late 397 / 98.08% / 402 / 9 / 38, combined 380 / 96.49% / 389 / 22 / 78 (of 410
+    // games; a move in an order the board cannot tell, marked in the record, is not counted
+    // wrong: 0 to 2 games of each). The release before (a flicker on a square the moving piece
+    // could capture on not yet a doubt, a move lost whole and its piece lifted before the report
+    // not read from that lift, a move whose piece was not seen set down taken before the board
+    // stood still): swaps 405 / 99.38% / 405 / 5 / 2, lost-periodic 400 / 98.70% / 402 / 7 / 19,
+    // late 397 / 98.08% / 402 / 9 / 54, combined 378 / 95.93% / 387 / 25 / 94. Two
     // releases before (the search of the stories losing an owed square's time in one branch,
     // readings taken as early, the fewest changes left out of order rather than the cheapest, a
     // castling's late readings agreed on as the king's step, a dearer rival waited on at the
@@ -133,13 +138,14 @@ fn every_fault_model_is_measured_at_every_tempo() {
     // in a slide waited for it (the release before): lost-periodic 372 / 95.17% / 390 / 27, late
     // 348 / 91.34% / 371 / 48, combined 301 / 84.35% / 343 / 78. Before it revised its reading:
     // lost-periodic 312 / 85.21% / 323 / 64, late 195 / 64.05% / 208 / 115, combined 163 /
-    // 59.59% / 172 / 139. The last column is a ceiling: games with a wrong move left.
-    for (faults, games_pct, moves_pct, end_pct, wrong_most) in [
-        (Faults::LOST_NEXT, 98, 98, 98, 3),
-        (Faults::SWAPS, 98, 99, 98, 6),
-        (Faults::LOST_PERIODIC, 96, 98, 97, 9),
-        (Faults::LATE, 95, 97, 97, 11),
-        (Faults::COMBINED, 90, 95, 93, 28),
+    // 59.59% / 172 / 139. The last two columns are ceilings: games with a wrong move left, and
+    // corrections (each a move the players heard, withdrawn; the goal is at most 1 per 10 games).
+    for (faults, games_pct, moves_pct, end_pct, wrong_most, corrections_most) in [
+        (Faults::LOST_NEXT, 98, 98, 98, 3, 6),
+        (Faults::SWAPS, 99, 99, 99, 2, 10),
+        (Faults::LOST_PERIODIC, 97, 98, 97, 8, 24),
+        (Faults::LATE, 96, 97, 97, 10, 41),
+        (Faults::COMBINED, 92, 96, 94, 24, 88),
     ] {
         let rows = sim::tempo_table(&Settings::default(), games(), &MIN_REPLIES_MS, faults);
         assert_eq!(rows.len(), MIN_REPLIES_MS.len());
@@ -153,6 +159,7 @@ fn every_fault_model_is_measured_at_every_tempo() {
             assert!(row.moves_exact * 100 >= row.moves * moves_pct, "{why}");
             assert!(row.games_to_the_end * 100 >= row.games * end_pct, "{why}");
             assert!(row.games_wrong_left <= wrong_most, "{why}");
+            assert!(row.corrections <= corrections_most, "{why}");
         }
     }
 }
@@ -161,7 +168,9 @@ fn every_fault_model_is_measured_at_every_tempo() {
 fn with_sensor_losses_nearly_every_game_is_read_to_its_end() {
     // Measured when written (`chessboardd bench tempo --faults losses`): 400 of the 410 games
     // read exactly, 99.41% of the moves (the first mistake ends the count of a game), 401 games
-    // recorded to their end, 3 with a wrong move left, at every tempo. (Before the
+    // recorded to their end, 3 with a wrong move left, at every tempo; now 407 to 408 games,
+    // 99.73% to 99.77%, 408 to 409 to the end, 0 to 1 with a wrong move left (a flicker on a
+    // square the moving piece could capture on keeps its move in doubt). (Before the
     // engine revised its reading: 403, 99.23%, 405.) The floors leave room for other seeds,
     // not for a reader that loses its place: before recovery took stories that lost a reading
     // or two, 390 games and 96.8% of the moves.
@@ -176,7 +185,7 @@ fn with_sensor_losses_nearly_every_game_is_read_to_its_end() {
         assert!(row.games_exact * 100 >= row.games * 97, "{why}");
         assert!(row.moves_exact * 100 >= row.moves * 99, "{why}");
         assert!(row.games_to_the_end * 100 >= row.games * 97, "{why}");
-        assert!(row.games_wrong_left <= 8, "{why}");
+        assert!(row.games_wrong_left <= 3, "{why}");
     }
 }
 
