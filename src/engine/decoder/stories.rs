@@ -1544,6 +1544,62 @@ mod tests {
         }
     }
 
+    #[test]
+    fn observations_by_square_keep_their_order_without_flickers_and_echoes() {
+        let log = [
+            seen(10, E2, Lifted),
+            seen(20, G1, Glitch),
+            seen(30, E4, Placed),
+            seen(40, E2, Echo { occupied: false }),
+            seen(50, E4, Lifted),
+            seen(60, E2, Placed),
+            seen(70, A8, Lifted),
+        ];
+        let by = BySquare::new(&log);
+        assert_eq!(by.at(E2), [0, 5]);
+        assert_eq!(by.at(E4), [2, 4]);
+        assert_eq!(by.at(A8), [6]);
+        assert!(by.at(G1).is_empty() && by.at(H8).is_empty() && by.at(A1).is_empty());
+        assert_eq!(
+            by.squares,
+            Bitboard::from_square(E2) | Bitboard::from_square(E4) | Bitboard::from_square(A8)
+        );
+    }
+
+    #[test]
+    fn state_keys_tell_the_counts_of_every_square_apart() {
+        // One more observation accounted for on any one square is another state.
+        let start = Chess::default();
+        let log = [seen(10, E2, Lifted)];
+        let phys = board(&start, &log);
+        let q = Query {
+            start: &start,
+            log: &log,
+            phys: &phys,
+            last_change: None,
+            settle_ms: 300,
+            promotion: Role::Queen,
+            max_plies: 1,
+            prefix: &[],
+            margin: 3,
+            now: 100,
+            gaps: &[],
+            reports: &[],
+            budget: SEARCH_BUDGET,
+        };
+        let mut search = Search::new(&q);
+        let mut keys = std::collections::HashSet::new();
+        keys.insert(search.state_key(&start));
+        for sq in 0..64 {
+            search.cur = [0; 64];
+            search.cur[sq] = 1;
+            assert!(keys.insert(search.state_key(&start)), "square {sq}");
+        }
+        search.cur = [0; 64];
+        search.owed = Bitboard::from_square(E4);
+        assert!(keys.insert(search.state_key(&start)));
+    }
+
     fn frame(t: Millis, square: Square, what: Trace) -> Seen {
         Seen {
             t,
