@@ -619,6 +619,7 @@ impl<'a> Search<'a> {
         let floor = self.ends.last().copied().unwrap_or(0);
         let since_prev = self.firsts.last().copied().unwrap_or(0);
         let mut changes_of = Vec::with_capacity(4);
+        let gap = self.q.gaps.iter().find(|g| floor <= g.to).copied();
         for m in pos.legal_moves() {
             if fixed.is_some_and(|f| f != m) {
                 continue;
@@ -627,7 +628,6 @@ impl<'a> Search<'a> {
             if !ids && fixed.is_none() && m.promotion().is_some_and(|r| r != self.q.promotion) {
                 continue;
             }
-            let gap = self.q.gaps.iter().find(|g| floor <= g.to).copied();
             // (A plain move on squares with no observation and no flicker has no evidence.)
             if fixed.is_none()
                 && gap.is_none()
