@@ -318,9 +318,10 @@ fn changes(pos: &Chess, m: &Move, out: &mut Vec<Change>) {
 /// What matching a change may alter, to put back.
 #[derive(Clone)]
 struct Saved {
-    cur: [u16; 64],
-    /// The square the change is on, and since when it was owed.
+    /// The square the change is on (the only one whose count of observations accounted for it
+    /// alters), that count, and since when the square was owed.
     square: Square,
+    cur: u16,
     owed_since: Millis,
     owed_from: Millis,
     owed: Bitboard,
@@ -953,7 +954,7 @@ impl<'a> Search<'a> {
                             self.cur[sq as usize] = at as u16 + 2;
                             self.assigned.push((p, step.k));
                             self.change(next, m, ch, j + 1, lifted.seen(log[p].t, log[p].late));
-                            self.cur = saved.cur;
+                            self.cur[sq as usize] = saved.cur;
                             self.assigned.truncate(saved.assigned + 1);
                         }
                         // The capturing piece's placement not seen yet (a placement seen there
@@ -1031,7 +1032,7 @@ impl<'a> Search<'a> {
 
     fn save(&self, square: Square) -> Saved {
         Saved {
-            cur: self.cur,
+            cur: self.cur[square as usize],
             square,
             owed_since: self.owed_since[square as usize],
             owed_from: self.owed_from[square as usize],
@@ -1046,7 +1047,7 @@ impl<'a> Search<'a> {
 
     /// Takes back what matching a change did.
     fn restore(&mut self, saved: Saved) {
-        self.cur = saved.cur;
+        self.cur[saved.square as usize] = saved.cur;
         self.owed_since[saved.square as usize] = saved.owed_since;
         self.owed_from[saved.square as usize] = saved.owed_from;
         self.owed = saved.owed;
