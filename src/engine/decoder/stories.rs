@@ -635,13 +635,10 @@ impl<'a> Search<'a> {
                 continue;
             }
             // (A plain move on squares with no observation and no flicker has no evidence.)
-            if fixed.is_none()
-                && gap.is_none()
-                && matches!(m, Move::Normal { .. })
-                && !self.seen.contains(m.from().unwrap_or(m.to()))
-                && !self.seen.contains(m.to())
-            {
-                continue;
+            if let (None, None, Move::Normal { from, to, .. }) = (fixed, gap, m) {
+                if !self.seen.contains(from) && !self.seen.contains(to) {
+                    continue;
+                }
             }
             changes(&pos, &m, &mut changes_of);
             if fixed.is_none()
@@ -724,7 +721,7 @@ impl<'a> Search<'a> {
     /// pairs skipped before it cost.
     fn next_after_pairs(&self, sq: Square, floor: Millis) -> Option<(usize, usize, u32)> {
         let log = self.q.log;
-        let list = &self.obs.at(sq);
+        let list = self.obs.at(sq);
         let mut at = usize::from(self.cur[sq as usize]);
         list.get(at)?;
         let mut skipped = 0;
@@ -947,7 +944,7 @@ impl<'a> Search<'a> {
                 let unskipped = self.unskipped(sq, skipped, &step).map(|(at, i)| (at, i, 0));
                 for (at, i, pairs) in [skipped, unskipped].into_iter().flatten() {
                     if log[i].what == Trace::Lifted {
-                        let list = &self.obs.at(sq);
+                        let list = self.obs.at(sq);
                         let placed = list
                             .get(at + 1)
                             .map(|&p| usize::from(p))
@@ -1076,7 +1073,7 @@ impl<'a> Search<'a> {
         let mut slid_owed = Bitboard::EMPTY;
         let occupied = pos.board().occupied();
         for sq in self.obs.squares {
-            let list = &self.obs.at(sq);
+            let list = self.obs.at(sq);
             let rest = &list[usize::from(self.cur[sq as usize]).min(list.len())..];
             if rest.is_empty() {
                 continue;
@@ -1195,7 +1192,7 @@ impl<'a> Search<'a> {
         let next = self.moves.len();
         let mut beyond_seen = Vec::new();
         for sq in tail {
-            let list = &self.obs.at(sq);
+            let list = self.obs.at(sq);
             if let Some(&i) = list.last() {
                 beyond_seen.push((log[usize::from(i)].t, next, usize::from(i)));
             }
@@ -1315,12 +1312,6 @@ impl<'a> Search<'a> {
         }
     }
 
-    /// What the changes the moves account for (and `beyond`: what the board did after them)
-    /// seen out of their order cost: the cheapest observations to leave out that leave the rest
-    /// in the moves' order (those seen at the same moment in any order), each late, dearer when
-    /// a whole-board report after its move began did not show it, dearest when it came before
-    /// the move before its own was begun (never late, but early). Also how many, the
-    /// observations in time order, and which of them are in order.
     /// Every observation the moves account for was seen after those of the moves before
     /// (what [`lateness`](Self::lateness) would find costs nothing), told without sorting them.
     fn seen_in_order(&self) -> bool {
@@ -1344,6 +1335,12 @@ impl<'a> Search<'a> {
         true
     }
 
+    /// What the changes the moves account for (and `beyond`: what the board did after them)
+    /// seen out of their order cost: the cheapest observations to leave out that leave the rest
+    /// in the moves' order (those seen at the same moment in any order), each late, dearer when
+    /// a whole-board report after its move began did not show it, dearest when it came before
+    /// the move before its own was begun (never late, but early). Also how many, the
+    /// observations in time order, and which of them are in order.
     fn lateness(&self, beyond: &[Stamp]) -> Lateness {
         let log = self.q.log;
         let mut order: Vec<Stamp> = self
