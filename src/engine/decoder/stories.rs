@@ -1601,21 +1601,13 @@ mod tests {
             .collect();
         let start = Chess::default();
         let phys = board(&start, &[]);
-        let q = Query {
-            start: &start,
-            log: &log,
-            phys: &phys,
-            last_change: None,
-            settle_ms: 300,
-            promotion: Role::Queen,
-            max_plies: 4,
-            prefix: &[],
-            margin: 3,
-            now: 100,
-            gaps: &[],
+        let ask = Ask {
             reports: &[],
-            budget: SEARCH_BUDGET,
+            prefix: &[],
+            max_plies: 4,
+            margin: 3,
         };
+        let q = query(&start, &log, &phys, ask);
         let mut search = Search::new(&q);
         let (mut in_order, mut out_of_order) = (0, 0);
         let mut seed = 12345u64;
@@ -1666,21 +1658,13 @@ mod tests {
         let start = Chess::default();
         let log = [seen(10, E2, Lifted)];
         let phys = board(&start, &log);
-        let q = Query {
-            start: &start,
-            log: &log,
-            phys: &phys,
-            last_change: None,
-            settle_ms: 300,
-            promotion: Role::Queen,
-            max_plies: 1,
-            prefix: &[],
-            margin: 3,
-            now: 100,
-            gaps: &[],
+        let ask = Ask {
             reports: &[],
-            budget: SEARCH_BUDGET,
+            prefix: &[],
+            max_plies: 1,
+            margin: 3,
         };
+        let q = query(&start, &log, &phys, ask);
         let mut search = Search::new(&q);
         let mut keys = std::collections::HashSet::new();
         keys.insert(search.state_key(&start));
@@ -1712,18 +1696,17 @@ mod tests {
         margin: u32,
     }
 
-    /// The stories of `log` from `start`, the board as the log leaves it, now its last reading.
-    fn find_as(start: &Chess, log: &[Seen], ask: Ask) -> Found {
-        let phys = board(start, log);
+    /// The question of `log` from `start` on the board `phys`, now its last reading.
+    fn query<'a>(start: &'a Chess, log: &'a [Seen], phys: &'a Physical, ask: Ask<'a>) -> Query<'a> {
         let last = log
             .iter()
             .rev()
             .find(|s| s.what == Lifted || s.what == Placed)
             .map(|s| (s.square, s.what == Placed));
-        search(&Query {
+        Query {
             start,
             log,
-            phys: &phys,
+            phys,
             last_change: last,
             settle_ms: 300,
             promotion: Role::Queen,
@@ -1734,7 +1717,13 @@ mod tests {
             gaps: &[],
             reports: ask.reports,
             budget: SEARCH_BUDGET,
-        })
+        }
+    }
+
+    /// The stories of `log` from `start`, the board as the log leaves it, now its last reading.
+    fn find_as(start: &Chess, log: &[Seen], ask: Ask) -> Found {
+        let phys = board(start, log);
+        search(&query(start, log, &phys, ask))
     }
 
     fn find(start: &Chess, log: &[Seen]) -> Found {
