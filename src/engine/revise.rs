@@ -153,6 +153,12 @@ impl Engine {
 
     /// The decoder's stories of the log from `start`, beginning with `prefix`.
     fn stories_from(&self, start: &Chess, prefix: &[Move], beyond: usize, budget: usize) -> Found {
+        let from = self.agreed.plies.min(self.game.plies.len());
+        let promoted: Vec<Move> = self.game.plies[from..]
+            .iter()
+            .map(|p| p.m)
+            .filter(|m| m.is_promotion())
+            .collect();
         let q = Query {
             start,
             log: &self.log,
@@ -160,6 +166,7 @@ impl Engine {
             last_change: self.last_change,
             settle_ms: self.s.settle_ms,
             promotion: self.story_promotion().unwrap_or(self.s.promotion_default),
+            promoted: &promoted,
             max_plies: (prefix.len() + beyond).min(MOST_PLIES),
             prefix,
             margin: MARGIN,

@@ -128,6 +128,9 @@ pub struct Query<'a> {
     pub settle_ms: Millis,
     /// The piece a promotion makes on a board that cannot see pieces.
     pub promotion: Role,
+    /// The promotions recorded since `start`: the same promotion in a story makes the piece it
+    /// was recorded with (chosen in its turn, gone by now).
+    pub promoted: &'a [Move],
     /// The most moves a story has.
     pub max_plies: usize,
     /// Only stories that begin with these moves.
@@ -589,6 +592,17 @@ impl<'a> Search<'a> {
             .map(|&i| usize::from(i))
     }
 
+    /// The piece a promotion from `m`'s square to its square makes: the one recorded, or the
+    /// one chosen now.
+    fn promotion_of(&self, m: &Move) -> Role {
+        self.q
+            .promoted
+            .iter()
+            .find(|r| r.from() == m.from() && r.to() == m.to())
+            .and_then(|r| r.promotion())
+            .unwrap_or(self.q.promotion)
+    }
+
     fn node(&mut self, pos: Chess) {
         if self.budget == 0 {
             return;
@@ -630,9 +644,12 @@ impl<'a> Search<'a> {
             if fixed.is_some_and(|f| f != m) {
                 continue;
             }
-            // (A promotion of the prefix keeps the piece it was recorded with.)
-            if !ids && fixed.is_none() && m.promotion().is_some_and(|r| r != self.q.promotion) {
-                continue;
+            // (A promotion of the prefix, or of the record, keeps the piece it was recorded
+            // with.)
+            if let (false, None, Some(role)) = (ids, fixed, m.promotion()) {
+                if role != self.promotion_of(&m) {
+                    continue;
+                }
             }
             // (A plain move on squares with no observation and no flicker has no evidence.)
             if let (None, None, Move::Normal { from, to, .. }) = (fixed, gap, m) {
@@ -1710,6 +1727,7 @@ mod tests {
             last_change: last,
             settle_ms: 300,
             promotion: Role::Queen,
+            promoted: &[],
             max_plies: ask.max_plies,
             prefix: ask.prefix,
             margin: ask.margin,
@@ -1751,6 +1769,41 @@ mod tests {
         let found = find(start, log);
         let b = found.best().expect("a story");
         (sans(start, &b.moves), b.cost)
+    }
+
+    #[test]
+    fn a_promotion_read_again_makes_the_piece_it_was_recorded_with() {
+        // a7-a8=R recorded (the rook chosen in its turn), then the board read again from before
+        // it: the story's promotion is the rook, not the piece a promotion makes now.
+        let start = pos("8/P6k/8/8/8/8/8/K7 w - - 0 1");
+        let log = [seen(100, A7, Lifted), seen(300, A8, Placed)];
+        let phys = board(&start, &log);
+        let ask = Ask {
+            reports: &[],
+            prefix: &[],
+            max_plies: 2,
+            margin: 8,
+        };
+        let rook = Move::Normal {
+            role: Role::Pawn,
+            from: A7,
+            capture: None,
+            to: A8,
+            promotion: Some(Role::Rook),
+        };
+        let now = search(&query(&start, &log, &phys, ask));
+        assert_eq!(sans(&start, &now.best().unwrap().moves), ["a8=Q"]);
+        let ask = Ask {
+            reports: &[],
+            prefix: &[],
+            max_plies: 2,
+            margin: 8,
+        };
+        let again = search(&Query {
+            promoted: &[rook],
+            ..query(&start, &log, &phys, ask)
+        });
+        assert_eq!(sans(&start, &again.best().unwrap().moves), ["a8=R"]);
     }
 
     #[test]
@@ -1881,6 +1934,7 @@ mod tests {
             last_change: Some((F6, true)),
             settle_ms: 300,
             promotion: Role::Queen,
+            promoted: &[],
             max_plies: 3,
             prefix: &other,
             margin: 8,
