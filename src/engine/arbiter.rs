@@ -169,6 +169,11 @@ pub(super) struct Mismatch {
     pub owe_restored: bool,
 }
 
+/// A move the board showed plainly is agreed once the next one is recorded: until then a reading
+/// lost on its way in may still tell another story of it (the opponent's placement read as the
+/// mover's, the mover's own lost).
+pub const AGREE_LAG_PLIES: usize = 1;
+
 /// A story is agreed at the latest once it is this many plies old...
 pub const AGREE_AFTER_PLIES: usize = 12;
 /// ... or the log since the agreed point is this long.
@@ -835,10 +840,11 @@ impl Engine {
             })
     }
 
-    /// After a move is recorded: the agreed point follows the record when the board showed it
-    /// plainly (every ply since the agreed point so, or two in a row since a story was taken)
-    /// and no move in doubt may still be owed a late reading (`agree_after`), and the next
-    /// turn's state is kept to go back to.
+    /// After a move is recorded: the agreed point follows the record, [`AGREE_LAG_PLIES`]
+    /// behind, when the board showed it plainly (every ply since the agreed point so, or two in
+    /// a row since a story was taken) and no move in doubt may still be owed a late reading
+    /// (`agree_after`), and the next turn's state is kept to go back to. (The computer's moves,
+    /// which are not read, are agreed at once.)
     fn recorded(&mut self, recovered: bool, t: Millis) {
         let since = self.game.plies.len().saturating_sub(self.agreed.plies);
         let plain = !recovered && !self.correcting;
@@ -848,22 +854,35 @@ impl Engine {
         let old = since > AGREE_AFTER_PLIES || self.log.len() > AGREE_AFTER_OBSERVATIONS;
         let doubted = t < self.agree_after;
         if plain && (clean || self.plain_run >= 2) && !doubted || old {
-            self.agree(t);
+            let len = self.game.plies.len();
+            match len.checked_sub(AGREE_LAG_PLIES + 1) {
+                Some(i) if i < self.agreed.plies => {}
+                Some(i) if !old && !self.computer_moving => {
+                    let t = self.game.plies[i].t;
+                    self.agree_at(len - AGREE_LAG_PLIES, t)
+                }
+                _ => self.agree(t),
+            }
         }
         self.checkpoint();
     }
 
     /// Every explanation agrees on the record up to now: the log starts afresh after `t`.
     pub(super) fn agree(&mut self, t: Millis) {
-        self.agreed = Agreed {
-            plies: self.game.plies.len(),
-            t,
-        };
+        self.agree_at(self.game.plies.len(), t);
+    }
+
+    /// Every explanation agrees on the first `plies` of the record, the last of them recorded
+    /// at `t`: what came after is kept to read again.
+    fn agree_at(&mut self, plies: usize, t: Millis) {
+        let len = self.game.plies.len();
+        self.agreed = Agreed { plies, t };
         self.log.retain(|s| s.t > t);
         self.gaps.retain(|g| g.to > t);
         self.reports.retain(|&r| r > t);
-        self.checkpoints.clear();
-        self.rulings.clear();
+        let kept = |p: usize| (plies..len).contains(&p);
+        self.checkpoints.retain(|c| kept(c.plies));
+        self.rulings.retain(|r| kept(r.plies));
     }
 
     /// Keeps the state at the start of this turn (replacing one kept for the same turn).
