@@ -169,11 +169,6 @@ pub(super) struct Mismatch {
     pub owe_restored: bool,
 }
 
-/// A move the board showed plainly is agreed once the next one is recorded: until then a reading
-/// lost on its way in may still tell another story of it (the opponent's placement read as the
-/// mover's, the mover's own lost).
-pub const AGREE_LAG_PLIES: usize = 1;
-
 /// A story is agreed at the latest once it is this many plies old...
 pub const AGREE_AFTER_PLIES: usize = 12;
 /// ... or the log since the agreed point is this long.
@@ -294,6 +289,24 @@ pub struct Engine {
     pub(super) credit: std::cell::Cell<Credit>,
     /// The cheapest stories of the last search, from this agreed point (revise.rs).
     pub(super) open: (Agreed, Vec<Vec<Move>>),
+    /// The point agreed before the last, and what the last agreement forgot since: read again
+    /// when the board tells no plain story from the agreed point (revise.rs).
+    pub(super) prior: Option<Prior>,
+    /// The move being recorded is a rook's whose squares a castling holds.
+    pub(super) castling_rook: bool,
+    /// The stories are being read again from the point agreed before the last.
+    pub(super) deepened: bool,
+}
+
+/// The point agreed before the last, and what came after it that the last agreement forgot.
+#[derive(Clone, Debug)]
+pub(super) struct Prior {
+    agreed: Agreed,
+    log: Vec<Seen>,
+    gaps: Vec<Gap>,
+    reports: Vec<Millis>,
+    checkpoints: Vec<Checkpoint>,
+    rulings: Vec<Ruling>,
 }
 
 impl Engine {
@@ -353,6 +366,9 @@ impl Engine {
             fruitless: None,
             credit: Default::default(),
             open: Default::default(),
+            prior: None,
+            castling_rook: false,
+            deepened: false,
             s,
         }
     }
@@ -668,6 +684,9 @@ impl Engine {
         }
         let ply = ply_number(&self.game.pos);
         let part_of_castling = self.part_of_castling(m);
+        // (A rook's move a castling's squares hold is a rook's move once complete, Art. 4.4b:
+        // it is not read again as the castling.)
+        self.castling_rook = self.castling_around(m).is_some();
         if self.in_a_castling(m) {
             self.agree_after = self.agree_after.max(self.now + stories::OWED_PATIENCE_MS);
         }
@@ -840,11 +859,13 @@ impl Engine {
             })
     }
 
-    /// After a move is recorded: the agreed point follows the record, [`AGREE_LAG_PLIES`]
-    /// behind, when the board showed it plainly (every ply since the agreed point so, or two in
-    /// a row since a story was taken) and no move in doubt may still be owed a late reading
-    /// (`agree_after`), and the next turn's state is kept to go back to. (The computer's moves,
-    /// which are not read, are agreed at once.)
+    /// After a move is recorded: the agreed point follows the record when the board showed it
+    /// plainly (every ply since the agreed point so, or two in a row since a story was taken)
+    /// and no move in doubt may still be owed a late reading (`agree_after`), and the next
+    /// turn's state is kept to go back to. What the agreement forgets of the move before is
+    /// kept aside (`prior`): a reading lost on its way in may still tell another story of it
+    /// (the opponent's first placement read as the mover's, the mover's own lost). (Not for
+    /// the computer's moves, which are not read.)
     fn recorded(&mut self, recovered: bool, t: Millis) {
         let since = self.game.plies.len().saturating_sub(self.agreed.plies);
         let plain = !recovered && !self.correcting;
@@ -854,15 +875,19 @@ impl Engine {
         let old = since > AGREE_AFTER_PLIES || self.log.len() > AGREE_AFTER_OBSERVATIONS;
         let doubted = t < self.agree_after;
         if plain && (clean || self.plain_run >= 2) && !doubted || old {
+            // (The point before kept, to read again from: see `prior`.)
             let len = self.game.plies.len();
-            match len.checked_sub(AGREE_LAG_PLIES + 1) {
-                Some(i) if i < self.agreed.plies => {}
-                Some(i) if !old && !self.computer_moving => {
-                    let t = self.game.plies[i].t;
-                    self.agree_at(len - AGREE_LAG_PLIES, t)
-                }
-                _ => self.agree(t),
-            }
+            let prior =
+                (!old && !self.computer_moving && !self.castling_rook && len >= 1).then(|| {
+                    let plies = len - 1;
+                    let since = match plies.checked_sub(1) {
+                        Some(i) if plies > self.agreed.plies => self.game.plies[i].t,
+                        _ => self.agreed.t,
+                    };
+                    self.prior_at(plies, since, t, len)
+                });
+            self.agree(t);
+            self.prior = prior;
         }
         self.checkpoint();
     }
@@ -872,11 +897,67 @@ impl Engine {
         self.agree_at(self.game.plies.len(), t);
     }
 
+    /// What agreeing at `t` on the first `upto` plies forgets of what came after the point
+    /// `plies`, `since`.
+    fn prior_at(&self, plies: usize, since: Millis, t: Millis, upto: usize) -> Prior {
+        let before = self.log.iter().filter(|s| s.t <= since).count();
+        let within = |x: Millis| since < x && x <= t;
+        Prior {
+            agreed: Agreed { plies, t: since },
+            log: self.log.iter().filter(|s| within(s.t)).copied().collect(),
+            gaps: self.gaps.iter().filter(|g| within(g.to)).copied().collect(),
+            reports: self
+                .reports
+                .iter()
+                .filter(|&&r| within(r))
+                .copied()
+                .collect(),
+            checkpoints: self
+                .checkpoints
+                .iter()
+                .filter(|c| (plies..upto).contains(&c.plies))
+                .cloned()
+                .collect(),
+            rulings: self
+                .rulings
+                .iter()
+                .filter(|r| (plies..upto).contains(&r.plies))
+                .map(|r| Ruling {
+                    placed: r.placed.and_then(|i| i.checked_sub(before)),
+                    ..*r
+                })
+                .collect(),
+        }
+    }
+
+    /// Goes back to the point agreed before the last: what was forgotten read again.
+    pub(super) fn unagree(&mut self) -> bool {
+        let Some(p) = self.prior.take() else {
+            return false;
+        };
+        let k = p.log.len();
+        for r in &mut self.rulings {
+            r.placed = r.placed.map(|i| i + k);
+        }
+        self.log.splice(0..0, p.log);
+        self.gaps.splice(0..0, p.gaps);
+        self.reports.splice(0..0, p.reports);
+        self.checkpoints.splice(0..0, p.checkpoints);
+        self.rulings.splice(0..0, p.rulings);
+        self.agreed = p.agreed;
+        true
+    }
+
     /// Every explanation agrees on the first `plies` of the record, the last of them recorded
     /// at `t`: what came after is kept to read again.
     fn agree_at(&mut self, plies: usize, t: Millis) {
+        self.prior = None;
         let len = self.game.plies.len();
         self.agreed = Agreed { plies, t };
+        let gone = self.log.iter().filter(|s| s.t <= t).count();
+        for r in &mut self.rulings {
+            r.placed = r.placed.and_then(|i| i.checked_sub(gone));
+        }
         self.log.retain(|s| s.t > t);
         self.gaps.retain(|g| g.to > t);
         self.reports.retain(|&r| r > t);

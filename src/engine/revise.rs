@@ -294,6 +294,28 @@ impl Engine {
         } else {
             self.search_open(&start, &announced, &mut found)
         };
+        // No plain story from the agreed point (a story that needs readings lost, or none):
+        // the move before it may be another than the board showed plainly. Read again from
+        // the point before (once), and stay there until the next plain move. (A lone placement,
+        // the last thing the board did, is the first half of a piece slid or set down before
+        // its lift more often than that: not for it alone, while the board goes on.)
+        let doubtful = found.best().is_none_or(|b| {
+            let lone_placement = b.moves.is_empty()
+                && b.beyond == Verdict::Unexplained
+                && self.last_change.is_some_and(|(_, placed)| placed);
+            b.cost > 0
+                && !matches!(
+                    b.beyond,
+                    Verdict::InProgress | Verdict::Home | Verdict::Moves(_)
+                )
+                && (still || !lone_placement)
+        });
+        if doubtful && self.unagree() {
+            self.deepened = true;
+            let r = self.revise(still, held, out);
+            self.deepened = false;
+            return r;
+        }
         self.hold_open(&found);
         if found.best().is_none() {
             let step = match self.fruitless {
@@ -373,7 +395,11 @@ impl Engine {
                 _ => return Revision::Current,
             }
         };
-        if keeps(&candidate) && candidate.moves.len() == n {
+        // (Read again from the point before: a story of fewer moves than the record is not
+        // told by the readings lost, which hide moves, never make them.)
+        if keeps(&candidate) && candidate.moves.len() == n
+            || self.deepened && candidate.moves.len() < n
+        {
             return Revision::Current;
         }
         // Can the board tell? Rivals that end elsewhere: not yet. Rivals that end in the same
@@ -419,6 +445,12 @@ impl Engine {
                 None if !still || rival <= candidate.cost => return Revision::Waiting,
                 None => {}
             }
+        }
+        // A story that withdraws moves announced for one that ends in an illegal move: not
+        // while the board may still tell (the reply's first placement read before its lift).
+        let withdraws = common(&candidate.moves, &announced) < n;
+        if !still && withdraws && matches!(candidate.beyond, Verdict::Illegal { .. }) {
+            return Revision::Waiting;
         }
         if !still && (!candidate.owed.is_empty() || candidate.beyond == Verdict::Unexplained) {
             return Revision::Waiting;
