@@ -292,10 +292,6 @@ pub struct Engine {
     /// The point agreed before the last, and what the last agreement forgot since: read again
     /// when the board tells no plain story from the agreed point (revise.rs).
     pub(super) prior: Option<Prior>,
-    /// The move being recorded is a rook's whose squares a castling holds.
-    pub(super) castling_rook: bool,
-    /// The stories are being read again from the point agreed before the last.
-    pub(super) deepened: bool,
 }
 
 /// The point agreed before the last, and what came after it that the last agreement forgot.
@@ -367,8 +363,6 @@ impl Engine {
             credit: Default::default(),
             open: Default::default(),
             prior: None,
-            castling_rook: false,
-            deepened: false,
             s,
         }
     }
@@ -686,7 +680,7 @@ impl Engine {
         let part_of_castling = self.part_of_castling(m);
         // (A rook's move a castling's squares hold is a rook's move once complete, Art. 4.4b:
         // it is not read again as the castling.)
-        self.castling_rook = self.castling_around(m).is_some();
+        let castling_rook = self.castling_around(m).is_some();
         if self.in_a_castling(m) {
             self.agree_after = self.agree_after.max(self.now + stories::OWED_PATIENCE_MS);
         }
@@ -757,7 +751,11 @@ impl Engine {
                 corrected: self.correcting,
             },
         );
-        self.recorded(recovered || part_of_castling || echoed_capture, t);
+        self.recorded(
+            recovered || part_of_castling || echoed_capture,
+            !castling_rook,
+            t,
+        );
         if let Some((w, b)) = clocks {
             self.emit(
                 out,
@@ -866,7 +864,7 @@ impl Engine {
     /// kept aside (`prior`): a reading lost on its way in may still tell another story of it
     /// (the opponent's first placement read as the mover's, the mover's own lost). (Not for
     /// the computer's moves, which are not read.)
-    fn recorded(&mut self, recovered: bool, t: Millis) {
+    fn recorded(&mut self, recovered: bool, read_again: bool, t: Millis) {
         let since = self.game.plies.len().saturating_sub(self.agreed.plies);
         let plain = !recovered && !self.correcting;
         self.plain_run = if plain { self.plain_run + 1 } else { 0 };
@@ -877,15 +875,14 @@ impl Engine {
         if plain && (clean || self.plain_run >= 2) && !doubted || old {
             // (The point before kept, to read again from: see `prior`.)
             let len = self.game.plies.len();
-            let prior =
-                (!old && !self.computer_moving && !self.castling_rook && len >= 1).then(|| {
-                    let plies = len - 1;
-                    let since = match plies.checked_sub(1) {
-                        Some(i) if plies > self.agreed.plies => self.game.plies[i].t,
-                        _ => self.agreed.t,
-                    };
-                    self.prior_at(plies, since, t, len)
-                });
+            let prior = (!old && !self.computer_moving && read_again && len >= 1).then(|| {
+                let plies = len - 1;
+                let since = match plies.checked_sub(1) {
+                    Some(i) if plies > self.agreed.plies => self.game.plies[i].t,
+                    _ => self.agreed.t,
+                };
+                self.prior_at(plies, since, t)
+            });
             self.agree(t);
             self.prior = prior;
         }
@@ -894,12 +891,22 @@ impl Engine {
 
     /// Every explanation agrees on the record up to now: the log starts afresh after `t`.
     pub(super) fn agree(&mut self, t: Millis) {
-        self.agree_at(self.game.plies.len(), t);
+        self.prior = None;
+        self.agreed = Agreed {
+            plies: self.game.plies.len(),
+            t,
+        };
+        self.log.retain(|s| s.t > t);
+        self.gaps.retain(|g| g.to > t);
+        self.reports.retain(|&r| r > t);
+        self.checkpoints.clear();
+        self.rulings.clear();
     }
 
-    /// What agreeing at `t` on the first `upto` plies forgets of what came after the point
-    /// `plies`, `since`.
-    fn prior_at(&self, plies: usize, since: Millis, t: Millis, upto: usize) -> Prior {
+    /// What agreeing at `t` on the record forgets of what came after the point `plies`,
+    /// `since`.
+    fn prior_at(&self, plies: usize, since: Millis, t: Millis) -> Prior {
+        let upto = self.game.plies.len();
         let before = self.log.iter().filter(|s| s.t <= since).count();
         let within = |x: Millis| since < x && x <= t;
         Prior {
@@ -946,24 +953,6 @@ impl Engine {
         self.rulings.splice(0..0, p.rulings);
         self.agreed = p.agreed;
         true
-    }
-
-    /// Every explanation agrees on the first `plies` of the record, the last of them recorded
-    /// at `t`: what came after is kept to read again.
-    fn agree_at(&mut self, plies: usize, t: Millis) {
-        self.prior = None;
-        let len = self.game.plies.len();
-        self.agreed = Agreed { plies, t };
-        let gone = self.log.iter().filter(|s| s.t <= t).count();
-        for r in &mut self.rulings {
-            r.placed = r.placed.and_then(|i| i.checked_sub(gone));
-        }
-        self.log.retain(|s| s.t > t);
-        self.gaps.retain(|g| g.to > t);
-        self.reports.retain(|&r| r > t);
-        let kept = |p: usize| (plies..len).contains(&p);
-        self.checkpoints.retain(|c| kept(c.plies));
-        self.rulings.retain(|r| kept(r.plies));
     }
 
     /// Keeps the state at the start of this turn (replacing one kept for the same turn).

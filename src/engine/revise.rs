@@ -259,6 +259,17 @@ impl Engine {
         held: Option<&Hold>,
         out: &mut Vec<Event>,
     ) -> Revision {
+        self.revise_from(still, held, out, false)
+    }
+
+    /// [`Engine::revise`]; `deepened`: read again from the point agreed before the last.
+    fn revise_from(
+        &mut self,
+        still: bool,
+        held: Option<&Hold>,
+        out: &mut Vec<Event>,
+        deepened: bool,
+    ) -> Revision {
         if self.standing() || self.passive() || self.computer_since_agreed() {
             return Revision::Nothing;
         }
@@ -311,10 +322,7 @@ impl Engine {
                 && (still || !lone_placement)
         });
         if doubtful && self.unagree() {
-            self.deepened = true;
-            let r = self.revise(still, held, out);
-            self.deepened = false;
-            return r;
+            return self.revise_from(still, held, out, true);
         }
         self.hold_open(&found);
         if found.best().is_none() {
@@ -397,8 +405,7 @@ impl Engine {
         };
         // (Read again from the point before: a story of fewer moves than the record is not
         // told by the readings lost, which hide moves, never make them.)
-        if keeps(&candidate) && candidate.moves.len() == n
-            || self.deepened && candidate.moves.len() < n
+        if keeps(&candidate) && candidate.moves.len() == n || deepened && candidate.moves.len() < n
         {
             return Revision::Current;
         }

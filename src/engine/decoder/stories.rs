@@ -1618,12 +1618,7 @@ mod tests {
             .collect();
         let start = Chess::default();
         let phys = board(&start, &[]);
-        let ask = Ask {
-            reports: &[],
-            prefix: &[],
-            max_plies: 4,
-            margin: 3,
-        };
+        let ask = ask(4, 3);
         let q = query(&start, &log, &phys, ask);
         let mut search = Search::new(&q);
         let (mut in_order, mut out_of_order) = (0, 0);
@@ -1675,12 +1670,7 @@ mod tests {
         let start = Chess::default();
         let log = [seen(10, E2, Lifted)];
         let phys = board(&start, &log);
-        let ask = Ask {
-            reports: &[],
-            prefix: &[],
-            max_plies: 1,
-            margin: 3,
-        };
+        let ask = ask(1, 3);
         let q = query(&start, &log, &phys, ask);
         let mut search = Search::new(&q);
         let mut keys = std::collections::HashSet::new();
@@ -1711,6 +1701,16 @@ mod tests {
         prefix: &'a [Move],
         max_plies: usize,
         margin: u32,
+    }
+
+    /// No reports and no moves given: a story of at most `max_plies` moves.
+    fn ask(max_plies: usize, margin: u32) -> Ask<'static> {
+        Ask {
+            reports: &[],
+            prefix: &[],
+            max_plies,
+            margin,
+        }
     }
 
     /// The question of `log` from `start` on the board `phys`, now its last reading.
@@ -1745,12 +1745,7 @@ mod tests {
     }
 
     fn find(start: &Chess, log: &[Seen]) -> Found {
-        let ask = Ask {
-            reports: &[],
-            prefix: &[],
-            max_plies: 6,
-            margin: 8,
-        };
+        let ask = ask(6, 8);
         find_as(start, log, ask)
     }
 
@@ -1778,12 +1773,6 @@ mod tests {
         let start = pos("8/P6k/8/8/8/8/8/K7 w - - 0 1");
         let log = [seen(100, A7, Lifted), seen(300, A8, Placed)];
         let phys = board(&start, &log);
-        let ask = Ask {
-            reports: &[],
-            prefix: &[],
-            max_plies: 2,
-            margin: 8,
-        };
         let rook = Move::Normal {
             role: Role::Pawn,
             from: A7,
@@ -1791,17 +1780,11 @@ mod tests {
             to: A8,
             promotion: Some(Role::Rook),
         };
-        let now = search(&query(&start, &log, &phys, ask));
+        let now = search(&query(&start, &log, &phys, ask(2, 8)));
         assert_eq!(sans(&start, &now.best().unwrap().moves), ["a8=Q"]);
-        let ask = Ask {
-            reports: &[],
-            prefix: &[],
-            max_plies: 2,
-            margin: 8,
-        };
         let again = search(&Query {
             promoted: &[rook],
-            ..query(&start, &log, &phys, ask)
+            ..query(&start, &log, &phys, ask(2, 8))
         });
         assert_eq!(sans(&start, &again.best().unwrap().moves), ["a8=R"]);
     }
