@@ -808,9 +808,9 @@ impl Engine {
         let color = self.game.pos.turn();
         let (left, reached, _) = recognise::footprint(color, &m);
         self.game.legal().iter().find_map(|c| {
+            let side = c.castling_side()?;
             let (c_left, c_reached, _) = recognise::footprint(color, c);
-            c.castling_side()
-                .filter(|_| c_left.is_superset(left) && (c_left | c_reached).is_superset(reached))
+            (c_left.is_superset(left) && (c_left | c_reached).is_superset(reached)).then_some(side)
         })
     }
 

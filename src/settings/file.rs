@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::Deserialize;
 use shakmaty::{Color, Role};
@@ -658,8 +659,7 @@ fn speech_words(
     let mut words = Vec::new();
     let mut probe = Phrases::new(lang, style, files);
     for (key, value) in sp.words.iter().flatten() {
-        probe
-            .words
+        Arc::make_mut(&mut probe.words)
             .set(key, value.get_ref())
             .or_else(|e| cx.err(value.span(), &format!("speech.words.{key}"), e))?;
         if let Some(text) = value.get_ref().as_str() {

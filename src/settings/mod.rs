@@ -9,6 +9,7 @@
 //! only the top of the program (the command line, the daemon) uses this module.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::board::gpio_settings::GpioConfig;
 use crate::control::settings::ControlConfig;
@@ -191,7 +192,7 @@ impl Settings {
         let mut phrases = Phrases::new(self.lang, self.style, self.files);
         for (key, value) in &self.words {
             // Checked when the config was read.
-            let _ = phrases.words.set(key, value);
+            let _ = Arc::make_mut(&mut phrases.words).set(key, value);
         }
         self.engine.help = self.control.help(&phrases);
         self.engine.help_pages = self.control.help_pages(&phrases);

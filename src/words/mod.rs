@@ -6,7 +6,7 @@
 //! overrides. A [`Words`] table holds every word of one language; [`Phrases`] builds
 //! announcements from it. [`Names`] gives each enumeration with names its one table.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use shakmaty::{Color, File, Rank, Role};
 
@@ -677,6 +677,20 @@ impl Words {
         let mut w = Words::language(lang).clone();
         w.files = files.words().map(str::to_string);
         w
+    }
+
+    /// [`Words::new`], made once for each language and way of speaking files and shared.
+    pub fn shared(lang: Lang, files: FileWords) -> Arc<Words> {
+        const LANGS: usize = Lang::NAMES.table.len();
+        const FILES: usize = FileWords::NAMES.table.len();
+        static MADE: [[OnceLock<Arc<Words>>; FILES]; LANGS] =
+            [const { [const { OnceLock::new() }; FILES] }; LANGS];
+        let row = Lang::NAMES.table.iter().position(|(l, _)| *l == lang);
+        let column = FileWords::NAMES.table.iter().position(|(f, _)| *f == files);
+        Arc::clone(
+            MADE[row.unwrap_or(0)][column.unwrap_or(0)]
+                .get_or_init(|| Arc::new(Words::new(lang, files))),
+        )
     }
 
     /// The words of `lang` as its data file has them, read the first time they are needed.

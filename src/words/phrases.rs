@@ -3,6 +3,7 @@
 //! written.
 
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 use shakmaty::san::{San, SanPlus, Suffix};
 use shakmaty::{CastlingSide, Color, Move, Role, Square};
@@ -35,7 +36,9 @@ pub fn sentences(text: &str) -> String {
 /// Builds every sentence the daemon speaks, in one language and style.
 #[derive(Clone, Debug)]
 pub struct Phrases {
-    pub words: Box<Words>,
+    /// Shared by every copy (an engine's settings are copied for each board and game); a
+    /// word set in one copy makes that copy its own.
+    pub words: Arc<Words>,
     pub style: Style,
     pub lang: Lang,
 }
@@ -54,7 +57,7 @@ fn push(out: &mut String, w: &str) {
 impl Phrases {
     pub fn new(lang: Lang, style: Style, files: FileWords) -> Phrases {
         Phrases {
-            words: Box::new(Words::new(lang, files)),
+            words: Words::shared(lang, files),
             style,
             lang,
         }

@@ -24,6 +24,7 @@
 //! The stories of one search are compared by their cost: the cheapest is what the board most
 //! likely did, and several close ones mean that the board cannot tell yet.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
@@ -493,6 +494,9 @@ struct Search<'a> {
     visited: HashMap<u64, u32, BuildHasherDefault<KeyHasher>>,
     budget: usize,
     found: Vec<Story>,
+    /// The lists of a move's changes, for the nodes to use again.
+    change_lists: Vec<Vec<Change>>,
+    scratch: RefCell<Scratch>,
 }
 
 impl<'a> Search<'a> {
@@ -542,6 +546,8 @@ impl<'a> Search<'a> {
             visited: HashMap::default(),
             budget: 0,
             found: Vec::new(),
+            change_lists: Vec::new(),
+            scratch: RefCell::default(),
         }
     }
 
@@ -638,7 +644,8 @@ impl<'a> Search<'a> {
         let ids = self.q.phys.ids();
         let floor = self.ends.last().copied().unwrap_or(0);
         let since_prev = self.firsts.last().copied().unwrap_or(0);
-        let mut changes_of = Vec::with_capacity(4);
+        // (A list for each depth, kept from node to node: most nodes are left at once.)
+        let mut changes_of = self.change_lists.pop().unwrap_or_default();
         let gap = self.q.gaps.iter().find(|g| floor <= g.to).copied();
         for m in pos.legal_moves() {
             if fixed.is_some_and(|f| f != m) {
@@ -678,9 +685,10 @@ impl<'a> Search<'a> {
             };
             self.change(&next, m, &changes_of, 0, step);
             if self.budget == 0 {
-                return;
+                break;
             }
         }
+        self.change_lists.push(changes_of);
     }
 
     /// Some change of the move is the next thing its square was seen doing (or a flicker
@@ -1217,8 +1225,6 @@ impl<'a> Search<'a> {
         let Lateness {
             cost: late_cost,
             late,
-            order,
-            in_order,
         } = self.lateness(&beyond_seen);
         cost += late_cost;
         departures.late += late;
@@ -1242,7 +1248,10 @@ impl<'a> Search<'a> {
                 }
             }
         }
-        let times = self.times(&when, &order, &in_order);
+        let times = {
+            let scratch = self.scratch.borrow();
+            self.times(&when, &scratch.order, &scratch.in_order)
+        };
         let mut matched: Vec<usize> = self.assigned.iter().map(|&(i, _)| i).collect();
         matched.sort_unstable();
         let story = Story {
@@ -1360,26 +1369,38 @@ impl<'a> Search<'a> {
     /// observations in time order, and which of them are in order.
     fn lateness(&self, beyond: &[Stamp]) -> Lateness {
         let log = self.q.log;
-        let mut order: Vec<Stamp> = self
-            .assigned
-            .iter()
-            .map(|&(i, k)| (log[i].t, k, i))
-            .chain(beyond.iter().copied())
-            .collect();
+        let scratch = &mut *self.scratch.borrow_mut();
+        let Scratch {
+            order,
+            in_order,
+            runs,
+            began,
+            opened,
+        } = scratch;
+        order.clear();
+        order.extend(
+            self.assigned
+                .iter()
+                .map(|&(i, k)| (log[i].t, k, i))
+                .chain(beyond.iter().copied()),
+        );
         order.sort_unstable();
         // Leaving out a change seen in a whole-board report costs less than one read alone
         // (and of two runs as cheap, the one that leaves out fewer is kept: the 1).
-        let in_order = cheapest_in_order(&order, |j| {
+        let weight = |j: usize| {
             1 + if log[order[j].2].late {
                 cost::LATE_FRAME
             } else {
                 cost::LATE
             }
-        });
-        let mut began = vec![Millis::MAX; self.moves.len()];
-        // The first change of each move seen in order.
-        let mut opened = vec![Millis::MAX; self.moves.len()];
-        for (&(t, k, _), &kept) in order.iter().zip(&in_order) {
+        };
+        cheapest_in_order(order, weight, runs, in_order);
+        // The first change of each move seen, and the first seen in order.
+        began.clear();
+        began.resize(self.moves.len(), Millis::MAX);
+        opened.clear();
+        opened.resize(self.moves.len(), Millis::MAX);
+        for (&(t, k, _), &kept) in order.iter().zip(in_order.iter()) {
             if k < began.len() {
                 began[k] = began[k].min(t);
                 if kept {
@@ -1408,12 +1429,7 @@ impl<'a> Search<'a> {
                 cost += cost::REPORT_MISS * missed.min(2) as u32;
             }
         }
-        Lateness {
-            cost,
-            late,
-            order,
-            in_order,
-        }
+        Lateness { cost, late }
     }
 
     /// When each move was complete: its last change seen in order, no later than the next
@@ -1487,24 +1503,44 @@ impl<'a> Search<'a> {
 /// number of moves for what the board did beyond them), and its index in the log.
 type Stamp = (Millis, usize, usize);
 
-/// What the changes seen out of their moves' order cost, and how many they are, with the
-/// observations in time order and which of them are in order.
+/// What the changes seen out of their moves' order cost, and how many they are (the
+/// observations in time order, and which of them are in order, are left in [`Scratch`]).
 struct Lateness {
     cost: u32,
     late: u32,
+}
+
+/// Room the reckoning of lateness uses again from node to node (it is done at most nodes).
+#[derive(Default)]
+struct Scratch {
+    /// The observations the moves account for, and beyond them, in time order.
     order: Vec<Stamp>,
+    /// Which of them are in the moves' order.
     in_order: Vec<bool>,
+    /// [`cheapest_in_order`]'s runs.
+    runs: Runs,
+    /// For each move, when its first change was seen, and its first seen in order.
+    began: Vec<Millis>,
+    opened: Vec<Millis>,
 }
 
 /// Which of the observations, sorted by time, form the run whose moves never go back (`true`
 /// for those in it) that leaves out the least: the weights of those left out (`weight`, by
 /// index in `order`) summed are the fewest.
-fn cheapest_in_order(order: &[Stamp], weight: impl Fn(usize) -> u32) -> Vec<bool> {
+fn cheapest_in_order(
+    order: &[Stamp],
+    weight: impl Fn(usize) -> u32,
+    runs: &mut Runs,
+    keep: &mut Vec<bool>,
+) {
     let n = order.len();
     let moves = order.iter().map(|s| s.1 + 1).max().unwrap_or(0);
     // ends[k]: the heaviest run so far whose last observation is of move k, and that one.
-    let mut ends: Vec<(u32, usize)> = vec![(0, usize::MAX); moves];
-    let mut prev = vec![usize::MAX; n];
+    let Runs { ends, prev } = runs;
+    ends.clear();
+    ends.resize(moves, (0, usize::MAX));
+    prev.clear();
+    prev.resize(n, usize::MAX);
     for j in 0..n {
         let k = order[j].1;
         let (before, from) =
@@ -1518,7 +1554,8 @@ fn cheapest_in_order(order: &[Stamp], weight: impl Fn(usize) -> u32) -> Vec<bool
             ends[k] = (total, j);
         }
     }
-    let mut keep = vec![false; n];
+    keep.clear();
+    keep.resize(n, false);
     let mut j = ends
         .iter()
         .copied()
@@ -1528,7 +1565,14 @@ fn cheapest_in_order(order: &[Stamp], weight: impl Fn(usize) -> u32) -> Vec<bool
         keep[j] = true;
         j = prev[j];
     }
-    keep
+}
+
+/// [`cheapest_in_order`]'s room: for each move the heaviest run ending in one of its
+/// observations, and for each observation the one before it in its run.
+#[derive(Default)]
+struct Runs {
+    ends: Vec<(u32, usize)>,
+    prev: Vec<usize>,
 }
 
 #[cfg(test)]
@@ -2268,19 +2312,20 @@ mod tests {
 
     #[test]
     fn the_cheapest_run_in_order() {
+        let (mut runs, mut keep) = (Runs::default(), Vec::new());
+        let mut run = |order: &[Stamp], weight: &dyn Fn(usize) -> u32| {
+            cheapest_in_order(order, weight, &mut runs, &mut keep);
+            keep.clone()
+        };
         let order = [(0, 0, 0), (1, 1, 1), (2, 1, 2), (3, 0, 3)];
         let one = |_| 1;
-        assert_eq!(
-            cheapest_in_order(&order, one),
-            vec![true, true, true, false]
-        );
-        assert_eq!(cheapest_in_order(&[], one), Vec::<bool>::new());
+        assert_eq!(run(&order, &one), vec![true, true, true, false]);
+        assert_eq!(run(&[], &one), Vec::<bool>::new());
         // The one left out is the lightest, though keeping it would keep more.
         let heavy_last = |j| if j == 3 { 10 } else { 1 };
-        assert_eq!(
-            cheapest_in_order(&order, heavy_last),
-            vec![true, false, false, true]
-        );
+        assert_eq!(run(&order, &heavy_last), vec![true, false, false, true]);
+        // (The room of a longer run used again: nothing of it is left.)
+        assert_eq!(run(&order[..2], &one), vec![true, true]);
     }
 
     #[test]
