@@ -295,9 +295,9 @@ pub struct Engine {
 }
 
 /// The point agreed before the last, and what came after it that the last agreement forgot.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub(super) struct Prior {
-    agreed: Agreed,
+    pub(super) agreed: Agreed,
     log: Vec<Seen>,
     gaps: Vec<Gap>,
     reports: Vec<Millis>,
@@ -875,13 +875,15 @@ impl Engine {
         if plain && (clean || self.plain_run >= 2) && !doubted || old {
             // (The point before kept, to read again from: see `prior`.)
             let len = self.game.plies.len();
+            // (Made in the room of the one before: one for every move.)
+            let room = self.prior.take().unwrap_or_default();
             let prior = (!old && !self.computer_moving && read_again && len >= 1).then(|| {
                 let plies = len - 1;
                 let since = match plies.checked_sub(1) {
                     Some(i) if plies > self.agreed.plies => self.game.plies[i].t,
                     _ => self.agreed.t,
                 };
-                self.prior_at(plies, since, t)
+                self.prior_at(plies, since, t, room)
             });
             self.agree(t);
             self.prior = prior;
@@ -904,37 +906,37 @@ impl Engine {
     }
 
     /// What agreeing at `t` on the record forgets of what came after the point `plies`,
-    /// `since`.
-    fn prior_at(&self, plies: usize, since: Millis, t: Millis) -> Prior {
+    /// `since` (in the room of `p`).
+    fn prior_at(&self, plies: usize, since: Millis, t: Millis, mut p: Prior) -> Prior {
         let upto = self.game.plies.len();
         let before = self.log.iter().filter(|s| s.t <= since).count();
         let within = |x: Millis| since < x && x <= t;
-        Prior {
-            agreed: Agreed { plies, t: since },
-            log: self.log.iter().filter(|s| within(s.t)).copied().collect(),
-            gaps: self.gaps.iter().filter(|g| within(g.to)).copied().collect(),
-            reports: self
-                .reports
-                .iter()
-                .filter(|&&r| within(r))
-                .copied()
-                .collect(),
-            checkpoints: self
-                .checkpoints
+        p.agreed = Agreed { plies, t: since };
+        p.log.clear();
+        p.log.extend(self.log.iter().filter(|s| within(s.t)));
+        p.gaps.clear();
+        p.gaps.extend(self.gaps.iter().filter(|g| within(g.to)));
+        p.reports.clear();
+        p.reports
+            .extend(self.reports.iter().filter(|&&r| within(r)));
+        p.checkpoints.clear();
+        p.checkpoints.extend(
+            self.checkpoints
                 .iter()
                 .filter(|c| (plies..upto).contains(&c.plies))
-                .cloned()
-                .collect(),
-            rulings: self
-                .rulings
+                .cloned(),
+        );
+        p.rulings.clear();
+        p.rulings.extend(
+            self.rulings
                 .iter()
                 .filter(|r| (plies..upto).contains(&r.plies))
                 .map(|r| Ruling {
                     placed: r.placed.and_then(|i| i.checked_sub(before)),
                     ..*r
-                })
-                .collect(),
-        }
+                }),
+        );
+        p
     }
 
     /// Goes back to the point agreed before the last: what was forgotten read again.
@@ -953,6 +955,21 @@ impl Engine {
         self.rulings.splice(0..0, p.rulings);
         self.agreed = p.agreed;
         true
+    }
+
+    /// Back to the point `agreed` after [`Engine::unagree`] went back from it to `prior`'s.
+    pub(super) fn reagree(&mut self, agreed: Agreed, prior: Prior) {
+        let k = prior.log.len();
+        self.log.drain(..k);
+        self.gaps.drain(..prior.gaps.len());
+        self.reports.drain(..prior.reports.len());
+        self.checkpoints.drain(..prior.checkpoints.len());
+        self.rulings.drain(..prior.rulings.len());
+        for r in &mut self.rulings {
+            r.placed = r.placed.and_then(|i| i.checked_sub(k));
+        }
+        self.agreed = agreed;
+        self.prior = Some(prior);
     }
 
     /// Keeps the state at the start of this turn (replacing one kept for the same turn).
@@ -984,5 +1001,45 @@ impl Engine {
         let mut game = self.game.clone();
         game.play(m, self.now);
         game.automatic_ending(&self.s.rules).is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use shakmaty::{Chess, Square};
+
+    use crate::engine::input::{Reading, EMPTY, OCCUPIED};
+    use crate::engine::{Engine, Settings};
+
+    /// What the readings since the agreed point are, as the searches see them.
+    fn reading_state(e: &Engine) -> String {
+        format!(
+            "{:?} {:?} {:?} {:?} {:?} {:?}",
+            e.agreed, e.log, e.gaps, e.reports, e.rulings, e.prior
+        )
+    }
+
+    #[test]
+    fn going_back_to_the_point_before_and_again_leaves_the_readings_as_they_were() {
+        let mut e = Engine::new(Settings::default());
+        let mut out = Vec::new();
+        e.new_game(0, Chess::default(), true, &mut out);
+        for (t, sq, state) in [
+            (1000, Square::E2, EMPTY),
+            (1300, Square::E4, OCCUPIED),
+            (2000, Square::E7, EMPTY),
+            (2300, Square::E5, OCCUPIED),
+            (3000, Square::G1, EMPTY),
+        ] {
+            e.reading(t, Reading::Square(sq, state), &mut out);
+        }
+        assert_eq!(e.game.plies.len(), 2, "{out:?}");
+        let prior = e.prior.clone().expect("the point before e5 kept");
+        let (agreed, before) = (e.agreed, reading_state(&e));
+        assert!(e.unagree());
+        assert!(e.agreed.plies < agreed.plies);
+        assert!(e.log.len() > 1 && e.prior.is_none());
+        e.reagree(agreed, prior);
+        assert_eq!(reading_state(&e), before);
     }
 }

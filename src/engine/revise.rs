@@ -151,8 +151,47 @@ impl Engine {
         }
     }
 
+    /// Reads again from the point agreed before the last (when one is kept), and stays there
+    /// (until the next plain move), when a story from there costs less than `best`, the
+    /// cheapest from the agreed point (or when none is). A story from there replaces the
+    /// record only when cheaper than the record's own by the correction margin, and the
+    /// record's own is the move agreed on and a story from the agreed point: when none costs
+    /// less, the reading from there tells what the reading from the agreed point tells, at
+    /// many times the cost, and the agreed point stays.
+    fn read_deeper(&mut self, best: Option<u32>, budget: usize) -> bool {
+        let Some(prior) = self.prior.clone() else {
+            return false;
+        };
+        let agreed = self.agreed;
+        self.unagree();
+        let start = self.agreed_position();
+        let beyond = self.announced().len() + self.beyond_record();
+        let below = best.map_or(u32::MAX, |b| b.saturating_sub(1));
+        if self
+            .stories(&start, &[], beyond, budget, below)
+            .best()
+            .is_some()
+        {
+            return true;
+        }
+        self.reagree(agreed, prior);
+        false
+    }
+
     /// The decoder's stories of the log from `start`, beginning with `prefix`.
     fn stories_from(&self, start: &Chess, prefix: &[Move], beyond: usize, budget: usize) -> Found {
+        self.stories(start, prefix, beyond, budget, u32::MAX)
+    }
+
+    /// [`Engine::stories_from`], only those costing `ceiling` at most.
+    fn stories(
+        &self,
+        start: &Chess,
+        prefix: &[Move],
+        beyond: usize,
+        budget: usize,
+        ceiling: u32,
+    ) -> Found {
         let from = self.agreed.plies.min(self.game.plies.len());
         let promoted: Vec<Move> = self.game.plies[from..]
             .iter()
@@ -174,6 +213,7 @@ impl Engine {
             gaps: &self.gaps,
             reports: &self.reports,
             budget,
+            ceiling,
         };
         let found = stories::search(&q);
         let mut credit = self.credit.get();
@@ -321,7 +361,7 @@ impl Engine {
                 )
                 && (still || !lone_placement)
         });
-        if doubtful && self.unagree() {
+        if doubtful && self.read_deeper(found.best().map(|b| b.cost), budget) {
             return self.revise_from(still, held, out, true);
         }
         self.hold_open(&found);

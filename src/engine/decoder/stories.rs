@@ -147,6 +147,8 @@ pub struct Query<'a> {
     pub reports: &'a [Millis],
     /// The nodes the search may visit, all its passes together (at most [`BUDGET`] a pass).
     pub budget: usize,
+    /// Stories costing more than this are not looked for ([`u32::MAX`]: every story).
+    pub ceiling: u32,
 }
 
 /// How long a board may take to show a change (a reading late, a lost one shown again by a
@@ -259,7 +261,8 @@ pub fn search(q: &Query) -> Found {
     // Cheap stories first: a search bounded low ends quickly, and most boards have a cheap
     // story; the bound rises only while none is found. The last pass keeps every story within
     // the margin of the cheapest.
-    let mut cap = FIRST_CAP;
+    let last = LAST_CAP.min(q.ceiling);
+    let mut cap = FIRST_CAP.min(last);
     let mut nodes = 0;
     let mut s = Search::new(q);
     loop {
@@ -269,15 +272,15 @@ pub fn search(q: &Query) -> Found {
         nodes += given - s.budget;
         let best = s.found.iter().map(|st| st.cost).min();
         match best {
-            Some(b) if b.saturating_add(q.margin) <= cap || cap >= LAST_CAP => break,
+            Some(b) if b.saturating_add(q.margin) <= cap || cap >= last => break,
             Some(_) if nodes >= q.budget => break,
-            Some(b) => cap = b.saturating_add(q.margin),
-            None if cap >= LAST_CAP || s.budget == 0 || nodes >= q.budget || s.over == u32::MAX => {
+            Some(b) => cap = b.saturating_add(q.margin).min(last),
+            None if cap >= last || s.budget == 0 || nodes >= q.budget || s.over == u32::MAX => {
                 break
             }
             // No story within the cap: the next pass's bound is the cheapest one left for it
             // and the margin (every story cheaper was looked at), at least twice the cap.
-            None => cap = s.over.saturating_add(q.margin).max(cap * 2).min(LAST_CAP),
+            None => cap = s.over.saturating_add(q.margin).max(cap * 2).min(last),
         }
     }
     let mut found = Found {
@@ -1779,6 +1782,7 @@ mod tests {
             gaps: &[],
             reports: ask.reports,
             budget: SEARCH_BUDGET,
+            ceiling: u32::MAX,
         }
     }
 
@@ -1852,6 +1856,33 @@ mod tests {
         assert!(!b.unordered);
         // The next cheapest story is far dearer.
         assert!(found.stories.iter().skip(1).all(|s| s.cost >= 2));
+    }
+
+    #[test]
+    fn a_search_under_a_ceiling_finds_only_stories_that_cost_no_more() {
+        // Qf4 g5, the queen's placement read a second late: a story that costs a late reading.
+        let start = pos("rnbqkb1r/pppppp1p/5np1/8/8/5Q2/PPPPPPPP/RNB1KBNR w KQkq - 0 1");
+        let log = [
+            seen(1000, F3, Lifted),
+            seen(1300, G6, Lifted),
+            seen(1500, G5, Placed),
+            seen(2300, F4, Placed),
+        ];
+        let phys = board(&start, &log);
+        let under = |ceiling| {
+            search(&Query {
+                ceiling,
+                ..query(&start, &log, &phys, ask(6, 8))
+            })
+        };
+        let at = under(cost::LATE);
+        assert_eq!(sans(&start, &at.best().unwrap().moves), ["Qf4", "g5"]);
+        assert!(at.stories.iter().all(|s| s.cost <= cost::LATE));
+        assert!(find(&start, &log)
+            .stories
+            .iter()
+            .any(|s| s.cost > cost::LATE));
+        assert!(under(cost::LATE - 1).best().is_none());
     }
 
     #[test]
@@ -1969,6 +2000,7 @@ mod tests {
             gaps: &[],
             reports: &[],
             budget: SEARCH_BUDGET,
+            ceiling: u32::MAX,
         });
         assert_eq!(
             again.best().map(|s| (s.moves.clone(), s.cost)),
