@@ -539,6 +539,25 @@ mod tests {
     }
 
     #[test]
+    fn a_word_set_in_one_copy_of_the_phrases_changes_only_that_copy() {
+        let mut mine = Phrases::new(Lang::En, Style::Short, FileWords::Phonetic);
+        let other = mine.clone();
+        let fresh = Phrases::new(Lang::En, Style::Short, FileWords::Phonetic);
+        // (The words are made once and shared.)
+        assert!(Arc::ptr_eq(&mine.words, &fresh.words));
+        Arc::make_mut(&mut mine.words)
+            .set("capture", &toml::Value::String("seizes".into()))
+            .unwrap();
+        assert_eq!(mine.words.capture, "seizes");
+        assert_eq!(other.words.capture, fresh.words.capture);
+        assert_ne!(fresh.words.capture, "seizes");
+        assert_eq!(
+            Phrases::new(Lang::En, Style::Short, FileWords::Phonetic).words.capture,
+            fresh.words.capture
+        );
+    }
+
+    #[test]
     fn every_word_can_be_overridden_by_key() {
         let mut w = Words::new(Lang::AppendixF, FileWords::Phonetic);
         w.set("capture", &toml::Value::String("nimmt".into()))
