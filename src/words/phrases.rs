@@ -552,7 +552,9 @@ mod tests {
         assert_eq!(other.words.capture, fresh.words.capture);
         assert_ne!(fresh.words.capture, "seizes");
         assert_eq!(
-            Phrases::new(Lang::En, Style::Short, FileWords::Phonetic).words.capture,
+            Phrases::new(Lang::En, Style::Short, FileWords::Phonetic)
+                .words
+                .capture,
             fresh.words.capture
         );
     }
