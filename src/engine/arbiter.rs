@@ -297,7 +297,7 @@ pub struct Engine {
 /// The point agreed before the last, and what came after it that the last agreement forgot.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Prior {
-    pub(super) agreed: Agreed,
+    agreed: Agreed,
     log: Vec<Seen>,
     gaps: Vec<Gap>,
     reports: Vec<Millis>,

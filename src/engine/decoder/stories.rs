@@ -1368,8 +1368,8 @@ impl<'a> Search<'a> {
     /// seen out of their order cost: the cheapest observations to leave out that leave the rest
     /// in the moves' order (those seen at the same moment in any order), each late, dearer when
     /// a whole-board report after its move began did not show it, dearest when it came before
-    /// the move before its own was begun (never late, but early). Also how many, the
-    /// observations in time order, and which of them are in order.
+    /// the move before its own was begun (never late, but early). Also how many; the
+    /// observations in time order, and which of them are in order, are left in the scratch.
     fn lateness(&self, beyond: &[Stamp]) -> Lateness {
         let log = self.q.log;
         let scratch = &mut *self.scratch.borrow_mut();
@@ -1528,8 +1528,8 @@ struct Scratch {
 }
 
 /// Which of the observations, sorted by time, form the run whose moves never go back (`true`
-/// for those in it) that leaves out the least: the weights of those left out (`weight`, by
-/// index in `order`) summed are the fewest.
+/// in `keep` for those in it) that leaves out the least: the weights of those left out
+/// (`weight`, by index in `order`) summed are the fewest.
 fn cheapest_in_order(
     order: &[Stamp],
     weight: impl Fn(usize) -> u32,
