@@ -1034,11 +1034,25 @@ mod tests {
             e.reading(t, Reading::Square(sq, state), &mut out);
         }
         assert_eq!(e.game.plies.len(), 2, "{out:?}");
+        // White's knight set down where it cannot go, and the board left so: a ruling, whose
+        // placement is an index into the log.
+        e.reading(3200, Reading::Square(Square::G4, OCCUPIED), &mut out);
+        e.advance(9000, &mut out);
+        assert!(
+            e.rulings.iter().any(|r| r.placed.is_some()),
+            "{:?} {out:?}",
+            e.rulings
+        );
         let prior = e.prior.clone().expect("the point before e5 kept");
         let (agreed, before) = (e.agreed, reading_state(&e));
+        let placed = |e: &Engine| e.rulings.iter().rev().find_map(|r| r.placed);
+        let at = placed(&e);
         assert!(e.unagree());
         assert!(e.agreed.plies < agreed.plies);
         assert!(e.log.len() > 1 && e.prior.is_none());
+        // (The ruling's placement is where it was in the longer log.)
+        assert_eq!(placed(&e), at.map(|i| i + prior.log.len()));
+        assert!(!prior.log.is_empty());
         e.reagree(agreed, prior);
         assert_eq!(reading_state(&e), before);
     }
