@@ -347,7 +347,7 @@ impl Engine {
         };
         // No plain story from the agreed point (a story that needs readings lost, or none):
         // the move before it may be another than the board showed plainly. Read again from
-        // the point before (once), and stay there until the next plain move. (A lone placement,
+        // the point before when a story from there costs less (`read_deeper`). (A lone placement,
         // the last thing the board did, is the first half of a piece slid or set down before
         // its lift more often than that: not for it alone, while the board goes on.)
         let doubtful = found.best().is_none_or(|b| {

@@ -1859,33 +1859,6 @@ mod tests {
     }
 
     #[test]
-    fn a_search_under_a_ceiling_finds_only_stories_that_cost_no_more() {
-        // Qf4 g5, the queen's placement read a second late: a story that costs a late reading.
-        let start = pos("rnbqkb1r/pppppp1p/5np1/8/8/5Q2/PPPPPPPP/RNB1KBNR w KQkq - 0 1");
-        let log = [
-            seen(1000, F3, Lifted),
-            seen(1300, G6, Lifted),
-            seen(1500, G5, Placed),
-            seen(2300, F4, Placed),
-        ];
-        let phys = board(&start, &log);
-        let under = |ceiling| {
-            search(&Query {
-                ceiling,
-                ..query(&start, &log, &phys, ask(6, 8))
-            })
-        };
-        let at = under(cost::LATE);
-        assert_eq!(sans(&start, &at.best().unwrap().moves), ["Qf4", "g5"]);
-        assert!(at.stories.iter().all(|s| s.cost <= cost::LATE));
-        assert!(find(&start, &log)
-            .stories
-            .iter()
-            .any(|s| s.cost > cost::LATE));
-        assert!(under(cost::LATE - 1).best().is_none());
-    }
-
-    #[test]
     fn a_placement_seen_late_is_the_move_it_completes() {
         // White's queen f3-f4, its placement reported a second late; black replies g6-g5 at
         // once.
@@ -1910,6 +1883,18 @@ mod tests {
         assert!(found.stories.iter().skip(1).all(|s| s.cost > cost));
         // The queen's move is dated no later than black's first lift.
         assert_eq!(found.best().unwrap().times, vec![1300, 1500]);
+        // Searched under a ceiling: only the stories that cost no more.
+        let phys = board(&start, &log);
+        let under = |ceiling| {
+            search(&Query {
+                ceiling,
+                ..query(&start, &log, &phys, ask(6, 8))
+            })
+        };
+        let at = under(cost);
+        assert_eq!(sans(&start, &at.best().unwrap().moves), ["Qf4", "g5"]);
+        assert!(found.stories.len() > 1 && at.stories.iter().all(|s| s.cost <= cost));
+        assert!(under(cost - 1).best().is_none());
     }
 
     #[test]
