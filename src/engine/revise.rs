@@ -11,7 +11,7 @@
 use shakmaty::san::SanPlus;
 use shakmaty::{Chess, Move, Position, Role};
 
-use super::arbiter::{Credit, Engine, Fruitless, Held, Hold, Mismatch, Phase};
+use super::arbiter::{Credit, Engine, Fruitless, Held, Hold, Mismatch, Phase, AGREE_AFTER_PLIES};
 use super::decoder::log::{Seen, Trace};
 use super::decoder::recognise::{self, Verdict};
 use super::decoder::stories::{self, Found, Query, Story};
@@ -44,8 +44,11 @@ const MARGIN: u32 = 3;
 /// explain it in more ways).
 const BEYOND_RECORD: usize = 6;
 const BEYOND_RECORD_GAP: usize = 4;
-/// The most moves a story has.
-const MOST_PLIES: usize = 12;
+/// The most moves a story has: a record as old as is not yet agreed (`AGREE_AFTER_PLIES`,
+/// moves read with readings lost or late, none plainly) and the moves beyond it that a late
+/// reading may hide. (With fewer, a record that old leaves no story room for the next move,
+/// and nothing more is recorded.)
+const MOST_PLIES: usize = AGREE_AFTER_PLIES + BEYOND_RECORD;
 
 /// Stories held open between searches, and the nodes each is searched with again.
 const HELD_OPEN: usize = 8;
