@@ -448,6 +448,23 @@ impl Engine {
         };
         // (Read again from the point before: a story of fewer moves than the record is not
         // told by the readings lost, which hide moves, never make them.)
+        // The record's story, the board standing still showing a move beyond it that was not
+        // completed (a capture whose captured piece was lifted in the turn before, its mover's
+        // placement lost): the record will not complete it by itself. The story that makes
+        // it, as cheap, is taken.
+        if still && keeps(&candidate) && candidate.moves.len() == n {
+            if let Verdict::Moves(shown) = &candidate.beyond {
+                let made = found.stories.iter().find(|s| {
+                    s.moves.len() == n + 1
+                        && s.moves.starts_with(&candidate.moves)
+                        && shown.contains(&s.moves[n])
+                        && s.cost <= candidate.cost
+                });
+                if let Some(s) = made {
+                    candidate = s.clone();
+                }
+            }
+        }
         if keeps(&candidate) && candidate.moves.len() == n || deepened && candidate.moves.len() < n
         {
             return Revision::Current;
