@@ -554,7 +554,9 @@ impl Engine {
             }
             return Revision::Waiting;
         }
-        let unsure = unsure || self.another_order(&start, &candidate, n);
+        let unsure = unsure
+            || self.another_order(&start, &candidate, n)
+            || self.unseen_route(&start, &candidate, common(&candidate.moves, &announced));
         self.take(&announced, candidate, unsure, held, out);
         Revision::Taken
     }
@@ -631,6 +633,74 @@ impl Engine {
                 .iter()
                 .any(|s| s.moves == other && s.cost <= story.cost)
             {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// A piece the moves of `story` beyond the first `from` move twice, by way of a square the
+    /// board showed nothing of meanwhile (its placement and its lift both lost, or late until
+    /// the square changed again), where another square would serve the same route: the board
+    /// cannot tell which, and the story's is a guess.
+    fn unseen_route(&self, start: &Chess, story: &Story, from: usize) -> bool {
+        let moves = &story.moves;
+        let mut pos = start.clone();
+        for m in &moves[..from] {
+            pos.play_unchecked(*m);
+        }
+        for i in from..moves.len().saturating_sub(2) {
+            let (first, reply, again) = (moves[i], moves[i + 1], moves[i + 2]);
+            let before = pos.clone();
+            pos.play_unchecked(first);
+            let via = first.to();
+            if first.is_castle()
+                || first.is_promotion()
+                || first.is_capture()
+                || again.from() != Some(via)
+            {
+                continue;
+            }
+            let since = i.checked_sub(1).map_or(self.agreed.t, |k| story.times[k]);
+            let until = story.times[i + 2];
+            if self
+                .log
+                .iter()
+                .any(|o| o.square == via && since < o.t && o.t <= until)
+            {
+                continue;
+            }
+            let mut end = before.clone();
+            for m in [first, reply, again] {
+                end.play_unchecked(m);
+            }
+            let by_another_square = before.legal_moves().into_iter().any(|other| {
+                if other.from() != first.from()
+                    || other.role() != first.role()
+                    || other.to() == via
+                    || other.is_capture()
+                    || other.is_promotion()
+                {
+                    return false;
+                }
+                let mut p = before.clone();
+                p.play_unchecked(other);
+                if !p.is_legal(reply) {
+                    return false;
+                }
+                p.play_unchecked(reply);
+                let on = p.legal_moves().into_iter().find(|m| {
+                    m.from() == Some(other.to())
+                        && m.to() == again.to()
+                        && m.role() == again.role()
+                        && m.promotion() == again.promotion()
+                });
+                on.is_some_and(|m| {
+                    p.play_unchecked(m);
+                    same(&p, &end)
+                })
+            });
+            if by_another_square {
                 return true;
             }
         }
