@@ -419,7 +419,10 @@ impl Engine {
                 .iter()
                 .find(|s| ruled(s))
                 .map_or(0, |s| s.cost);
-            record_cost = record_cost.min(stories::cost::ILLEGAL + breaching);
+            // (While the board goes on, a ruling wants legal stories dearer than it by more
+            // than a reading late: the reading may be on its way.)
+            let going_on = if still { 0 } else { stories::cost::LATE };
+            record_cost = record_cost.min(stories::cost::ILLEGAL + going_on + breaching);
         }
         // Replacing what the players heard wants a clear margin; what was only held back, less.
         let margin = if keeps(best) {
