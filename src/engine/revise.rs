@@ -449,8 +449,6 @@ impl Engine {
                 _ => return Revision::Current,
             }
         };
-        // (Read again from the point before: a story of fewer moves than the record is not
-        // told by the readings lost, which hide moves, never make them.)
         // The record's story, the board standing still showing a move beyond it that was not
         // completed (a capture whose captured piece was lifted in the turn before, its mover's
         // placement lost): the record will not complete it by itself. The story that makes
@@ -468,6 +466,8 @@ impl Engine {
                 }
             }
         }
+        // (Read again from the point before: a story of fewer moves than the record is not
+        // told by the readings lost, which hide moves, never make them.)
         if keeps(&candidate) && candidate.moves.len() == n || deepened && candidate.moves.len() < n
         {
             return Revision::Current;
