@@ -972,6 +972,47 @@ fn a_flicker_just_after_a_placement_is_its_bounce() {
     assert_eq!(flickered, clean);
 }
 
+/// A flicker on a square a piece left a moment before, no move's: it changes nothing
+/// (property 2). Here White's Rg6-b6 (a slide), Black's Rc4-c2 (its placement read before its
+/// lift) and a 12 ms flicker on g6, then White's Rb6-b3. The flicker made the story of the
+/// first two moves cost as a flicker nothing explains, not nothing: Rb3+ was then read
+/// through the stories (`recovered`, at the placement, not after the settle time of a slide
+/// that may go on) where the clean run reads it plainly. Found by the properties
+/// (`selfplay-400.pgn` #1, one run of 2048 cases in many). Not yet fixed: the flicker's cost
+/// is what lets a capture swapped faster than the debounce time explain one, and costing
+/// nothing for a flicker on a square the story leaves empty (which cannot be that) reads this
+/// case right but reads worse with faults (every fault combined at 40 ms: 3 more games with a
+/// wrong move left of 410, 10 more corrections), and fails 3 scenarios.
+#[test]
+#[ignore]
+fn a_flicker_on_a_square_a_piece_left_changes_nothing() {
+    let start = parse_fen("8/8/6R1/2p5/2r3p1/3k2P1/8/4BK2 w - - 0 74").unwrap();
+    let mut steps = vec![
+        (120145, "lift g6"),
+        (120211, "place f6"),
+        (120280, "lift f6"),
+        (120342, "place e6"),
+        (120403, "lift e6"),
+        (120464, "place d6"),
+        (120527, "lift d6"),
+        (120587, "place c6"),
+        (120648, "lift c6"),
+        (120718, "place b6"),
+        (120952, "place c2"),
+        (121032, "lift c4"),
+        (121606, "lift b6"),
+        (121723, "place b3"),
+        (122389, "lift d3"),
+        (122816, "place c4"),
+    ];
+    let (clean_engine, clean) = sim::run(Settings::default(), &start, &timed(&steps), TAIL);
+    assert_eq!(record_ucis(&clean_engine), ["g6b6", "c4c2", "b6b3", "d3c4"]);
+    steps.insert(12, (121050, "place g6"));
+    steps.insert(13, (121062, "lift g6"));
+    let (_, flickered) = sim::run(Settings::default(), &start, &timed(&steps), TAIL);
+    assert_eq!(flickered, clean);
+}
+
 /// Casual mode: a board that scans the new square before the old one shows, for one scan, the
 /// occupancy of the position before the opponent's capture (2...dxe4 emptied d5; 3.Nd5 fills it
 /// before c3 is seen empty). That moment must not take 2...dxe4 back: the knight's move is
