@@ -964,11 +964,23 @@ fn a_flicker_just_after_a_placement_is_its_bounce() {
         (66516, "lift h7"),
         (67064, "place h7"),
     ];
-    let (clean_engine, clean) = sim::run(Settings::default(), &start, &timed(&steps), TAIL);
-    assert_eq!(record_ucis(&clean_engine), ["c7e7", "h5h7", "g7h7"]);
-    steps.insert(6, (65533, "lift h7"));
-    steps.insert(7, (65536, "place h7"));
-    let (_, flickered) = sim::run(Settings::default(), &start, &timed(&steps), TAIL);
+    let flicker = [(65533, "lift h7"), (65536, "place h7")];
+    flicker_changes_nothing(&start, &mut steps, &["c7e7", "h5h7", "g7h7"], 6, flicker);
+}
+
+/// `steps` from `start` record `wanted`; with `flicker` inserted at `at`, every event is as
+/// without it.
+fn flicker_changes_nothing(
+    start: &Chess,
+    steps: &mut Vec<(Millis, &str)>,
+    wanted: &[&str],
+    at: usize,
+    flicker: [(Millis, &'static str); 2],
+) {
+    let (clean_engine, clean) = sim::run(Settings::default(), start, &timed(steps), TAIL);
+    assert_eq!(record_ucis(&clean_engine), wanted);
+    steps.splice(at..at, flicker);
+    let (_, flickered) = sim::run(Settings::default(), start, &timed(steps), TAIL);
     assert_eq!(flickered, clean);
 }
 
@@ -1005,12 +1017,14 @@ fn a_flicker_on_a_square_a_piece_left_changes_nothing() {
         (122389, "lift d3"),
         (122816, "place c4"),
     ];
-    let (clean_engine, clean) = sim::run(Settings::default(), &start, &timed(&steps), TAIL);
-    assert_eq!(record_ucis(&clean_engine), ["g6b6", "c4c2", "b6b3", "d3c4"]);
-    steps.insert(12, (121050, "place g6"));
-    steps.insert(13, (121062, "lift g6"));
-    let (_, flickered) = sim::run(Settings::default(), &start, &timed(&steps), TAIL);
-    assert_eq!(flickered, clean);
+    let flicker = [(121050, "place g6"), (121062, "lift g6")];
+    flicker_changes_nothing(
+        &start,
+        &mut steps,
+        &["g6b6", "c4c2", "b6b3", "d3c4"],
+        12,
+        flicker,
+    );
 }
 
 /// Casual mode: a board that scans the new square before the old one shows, for one scan, the

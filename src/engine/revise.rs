@@ -673,8 +673,8 @@ impl Engine {
             {
                 continue;
             }
-            let mut end = before.clone();
-            for m in [first, reply, again] {
+            let mut end = pos.clone();
+            for m in [reply, again] {
                 end.play_unchecked(m);
             }
             let by_another_square = before.legal_moves().into_iter().any(|other| {
