@@ -986,17 +986,13 @@ fn flicker_changes_nothing(
 
 /// A flicker on a square a piece left a moment before, no move's: it changes nothing
 /// (property 2). Here White's Rg6-b6 (a slide), Black's Rc4-c2 (its placement read before its
-/// lift) and a 12 ms flicker on g6, then White's Rb6-b3. The flicker made the story of the
-/// first two moves cost as a flicker nothing explains, not nothing: Rb3+ was then read
-/// through the stories (`recovered`, at the placement, not after the settle time of a slide
-/// that may go on) where the clean run reads it plainly. Found by the properties
-/// (`selfplay-400.pgn` #1, one run of 2048 cases in many). Not yet fixed: the flicker's cost
-/// is what lets a capture swapped faster than the debounce time explain one, and costing
-/// nothing for a flicker on a square the story leaves empty (which cannot be that) reads this
-/// case right but reads worse with faults (every fault combined at 40 ms: 3 more games with a
-/// wrong move left of 410, 10 more corrections), and fails 3 scenarios.
+/// lift) and a 12 ms flicker on g6, then White's Rb6-b3. The flicker, 556 ms before the rook
+/// on b6 was lifted, made a story of Rb6-g6 (the flicker its placement, lost again) as cheap as
+/// a rival of the first two moves with the flicker unexplained: they were not agreed at the
+/// lift, and Rb3+ was read through the stories (`recovered`, at the placement, not after the
+/// settle time of a slide that may go on) where the clean run reads it plainly. Found by the
+/// properties (`selfplay-400.pgn` #1, one run of 2048 cases in many). Regression test.
 #[test]
-#[ignore]
 fn a_flicker_on_a_square_a_piece_left_changes_nothing() {
     let start = parse_fen("8/8/6R1/2p5/2r3p1/3k2P1/8/4BK2 w - - 0 74").unwrap();
     let mut steps = vec![
