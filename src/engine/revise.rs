@@ -424,10 +424,21 @@ impl Engine {
             let going_on = if still { 0 } else { stories::cost::LATE };
             record_cost = record_cost.min(stories::cost::ILLEGAL + going_on + breaching);
         }
-        // Replacing what the players heard wants a clear margin; what was only held back, less.
+        // A story as long as a story may be, owing nothing, that explains the board: the
+        // players' next move would leave every story behind, so their moves will not tell it
+        // from its rivals any better than now.
+        let horizon = (n + self.beyond_record()).min(MOST_PLIES);
+        let at_horizon = |s: &Story| {
+            s.moves.len() + 1 >= horizon && s.owed.is_empty() && s.beyond != Verdict::Unexplained
+        };
+        // Replacing what the players heard wants a clear margin; what was only held back, less;
+        // and so does a story cheaper than the record's at the horizon (the record's own
+        // waits for its cheaper rival for ever there, and nothing more would be recorded).
         let margin = if keeps(best) {
             0
-        } else if common(&best.moves, &announced) < n || !self.rulings.is_empty() {
+        } else if (common(&best.moves, &announced) < n || !self.rulings.is_empty())
+            && !at_horizon(best)
+        {
             CORRECTION_MARGIN
         } else {
             1
@@ -499,10 +510,7 @@ impl Engine {
             // moves capture the most is taken, marked, if one does (typically: which piece a
             // capture on a square that stayed full took, while the board was not heard).
             // (Rivals a little dearer, at the horizon: the cheapest is taken, marked.)
-            let horizon = (n + self.beyond_record()).min(MOST_PLIES);
-            let at_horizon = candidate.moves.len() + 1 >= horizon
-                && candidate.owed.is_empty()
-                && candidate.beyond != Verdict::Unexplained;
+            let at_horizon = at_horizon(&candidate);
             let richest = (rival == candidate.cost && at_horizon)
                 .then(|| richest(&found.stories, candidate.cost))
                 .flatten();
