@@ -815,6 +815,29 @@ impl<'a> Search<'a> {
         })
     }
 
+    /// A flicker at `t` read as a change of the move `step` is, longer than the settle time
+    /// before the move's first change seen, with nothing read in between: that change's
+    /// reading came late as well, two faults where a flicker nothing accounts for is one (a
+    /// flicker on a square a piece left, read as another piece's placement lost again; a
+    /// flicker on a piece, as a capture swapped faster than the debounce time by a piece
+    /// lifted half a second later). (With readings in between, the change read after them
+    /// is late by the order of the readings already, and costs as such.)
+    fn flicker_before_its_move(&mut self, t: Millis, step: &Step) {
+        let Some(first) = step.first.filter(|&f| t + self.q.settle_ms < f) else {
+            return;
+        };
+        let log = self.q.log;
+        let from = log.partition_point(|s| s.t <= t);
+        let read_between = log[from..]
+            .iter()
+            .take_while(|s| s.t < first)
+            .any(|s| s.what != Trace::Glitch);
+        if !read_between {
+            self.cost += cost::LATE;
+            self.departures.late += 1;
+        }
+    }
+
     /// Change `j` of move `m` onwards, every way the board can have shown it; after the last,
     /// the move is taken and the search goes on from `next`.
     fn change(&mut self, next: &Chess, m: Move, ch: &[Change], j: usize, step: Step) {
@@ -883,17 +906,11 @@ impl<'a> Search<'a> {
                     self.restore(saved.clone());
                 }
                 // The change seen as a flicker: the sensor lost it again at once, and shows the
-                // square as it was. (A placement so seen longer than the settle time before its
-                // move's first change: that change's reading came late too, two faults where a
-                // flicker nothing accounts for is one.)
+                // square as it was.
                 let before = found.map(|(_, i)| log[i].t);
                 if let Some(g) = self.flicker(sq, step.floor, before) {
                     let t = log[self.glitches[g]].t;
-                    if what == Trace::Placed && step.first.is_some_and(|f| t + self.q.settle_ms < f)
-                    {
-                        self.cost += cost::LATE;
-                        self.departures.late += 1;
-                    }
+                    self.flicker_before_its_move(t, &step);
                     self.glitch_used[g] = true;
                     self.owed.add(sq);
                     self.owed_since[sq as usize] = t;
@@ -968,10 +985,11 @@ impl<'a> Search<'a> {
                 // since the last move, before the square's next change.
                 let before = found.map(|(_, i)| log[i].t);
                 if let Some(g) = self.flicker(sq, step.floor, before) {
+                    let t = log[self.glitches[g]].t;
+                    self.flicker_before_its_move(t, &step);
                     self.glitch_used[g] = true;
                     self.cost += cost::SWAP;
                     self.departures.swaps += 1;
-                    let t = log[self.glitches[g]].t;
                     self.change(next, m, ch, j + 1, step.seen(t, false));
                     self.glitch_used[g] = false;
                     self.restore(saved.clone());
@@ -1980,6 +1998,31 @@ mod tests {
         log[2].t = 2400;
         log.sort_by_key(|s| s.t);
         assert_eq!(story(&log, &["e4", "Nf6"]), Some(cost::OWED));
+    }
+
+    #[test]
+    fn a_capture_swapped_before_its_lift_read_late_is_late_once() {
+        // 12...bxc6 swapped faster than the debounce time (a flicker on c6), its pawn's lift
+        // read late, after White's 13. Nc3.
+        let start = pos("r3kb1r/pppb2pp/1nBqp3/8/3N4/8/PP3PPP/RNBQ1RK1 b kq - 0 12");
+        let log = [
+            seen(1000, C6, Glitch),
+            seen(1200, B1, Lifted),
+            seen(1700, C3, Placed),
+            seen(1800, B7, Lifted),
+        ];
+        let found = find(&start, &log);
+        let story = found
+            .stories
+            .iter()
+            .find(|s| sans(&start, &s.moves) == ["bxc6", "Nc3"])
+            .unwrap();
+        // The lift read after the knight's move is late by the order of the readings: not
+        // late again for coming long after the flicker (which would make the pawn's lift one
+        // still to come, and the one read another's).
+        assert_eq!(story.cost, cost::SWAP + cost::LATE);
+        assert_eq!(story.departures.late, 1);
+        assert!(story.owed.is_empty());
     }
 
     #[test]
