@@ -375,6 +375,11 @@ impl Step {
 /// contact bounce.
 const BOUNCE_MS: Millis = 60;
 
+/// A board that scans its squares may read a move's placement before its lift, by up to a scan
+/// (the new square scanned first): a change seen sooner than that before its move's first is
+/// read early only with a reading late.
+const SCAN_MS: Millis = 100;
+
 /// The log's lifts and placements by square: the indices of each square's, in the order seen,
 /// in one list (a search is made for most batches of readings: one allocation, not 64).
 struct BySquare {
@@ -815,7 +820,7 @@ impl<'a> Search<'a> {
         })
     }
 
-    /// A flicker at `t` read as a change of the move `step` is, longer than the settle time
+    /// A flicker at `t` read as a change of the move `step` is, longer than a board's scan
     /// before the move's first change seen, with nothing read in between: that change's
     /// reading came late as well, two faults where a flicker nothing accounts for is one (a
     /// flicker on a square a piece left, read as another piece's placement lost again; a
@@ -823,7 +828,7 @@ impl<'a> Search<'a> {
     /// lifted half a second later). (With readings in between, the change read after them
     /// is late by the order of the readings already, and costs as such.)
     fn flicker_before_its_move(&mut self, t: Millis, step: &Step) {
-        let Some(first) = step.first.filter(|&f| t + self.q.settle_ms < f) else {
+        let Some(first) = step.first.filter(|&f| t + SCAN_MS < f) else {
             return;
         };
         let log = self.q.log;
