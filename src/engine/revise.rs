@@ -434,11 +434,13 @@ impl Engine {
         // Replacing what the players heard wants a clear margin; what was only held back, less;
         // and so does a story cheaper than the record's at the horizon (the record's own
         // waits for its cheaper rival for ever there, and nothing more would be recorded).
+        // (Not after a gap: stories reach fewer moves then, and their horizon comes while
+        // the board's report still leaves the order of the moves open; such corrections made
+        // right records wrong with pulled cables.)
+        let stuck = at_horizon(best) && self.gaps.is_empty();
         let margin = if keeps(best) {
             0
-        } else if (common(&best.moves, &announced) < n || !self.rulings.is_empty())
-            && !at_horizon(best)
-        {
+        } else if (common(&best.moves, &announced) < n || !self.rulings.is_empty()) && !stuck {
             CORRECTION_MARGIN
         } else {
             1
