@@ -431,12 +431,12 @@ impl Engine {
         let at_horizon = |s: &Story| {
             s.moves.len() + 1 >= horizon && s.owed.is_empty() && s.beyond != Verdict::Unexplained
         };
-        // Replacing what the players heard wants a clear margin; what was only held back, less;
-        // and so does a story cheaper than the record's at the horizon (the record's own
-        // waits for its cheaper rival for ever there, and nothing more would be recorded).
-        // (Not after a gap: stories reach fewer moves then, and their horizon comes while
-        // the board's report still leaves the order of the moves open; such corrections made
-        // right records wrong with pulled cables.)
+        // Replacing what the players heard wants a clear margin, except by a story at the
+        // horizon (the record's own story waits for its cheaper rival for ever there, and
+        // nothing more would be recorded); what was only held back wants less. (The horizon
+        // does not count after a gap: stories reach fewer moves then, and their horizon comes
+        // while the board's report still leaves the order of the moves open; such corrections
+        // made right records wrong with pulled cables.)
         let stuck = at_horizon(best) && self.gaps.is_empty();
         let margin = if keeps(best) {
             0

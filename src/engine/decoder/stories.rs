@@ -376,8 +376,8 @@ impl Step {
 const BOUNCE_MS: Millis = 60;
 
 /// A board that scans its squares may read a move's placement before its lift, by up to a scan
-/// (the new square scanned first): a change seen sooner than that before its move's first is
-/// read early only with a reading late.
+/// (the new square scanned first): a change seen earlier than that before its move's first
+/// change needs a reading late as well.
 const SCAN_MS: Millis = 100;
 
 /// The log's lifts and placements by square: the indices of each square's, in the order seen,
@@ -1999,7 +1999,7 @@ mod tests {
             story(&log, &["e4", "Nf6"]),
             Some(cost::OWED + cost::FLICKER)
         );
-        // The knight lifted first: the flicker may be its placement, lost (the knight owed).
+        // The knight lifted first: the flicker may be its placement, lost again (f6 owed).
         log[2].t = 2400;
         log.sort_by_key(|s| s.t);
         assert_eq!(story(&log, &["e4", "Nf6"]), Some(cost::OWED));
