@@ -988,9 +988,9 @@ fn flicker_changes_nothing(
 /// A flicker on a square a piece left a moment before, no move's: it changes nothing
 /// (property 2). Here White's Rg6-b6 (a slide), Black's Rc4-c2 (its placement read before its
 /// lift) and a 12 ms flicker on g6, then White's Rb6-b3. The flicker, 556 ms before the rook
-/// on b6 was lifted, made a story of Rb6-g6 (the flicker its placement, lost again) as cheap as
-/// a rival of the first two moves with the flicker unexplained: they were not agreed at the
-/// lift, and Rb3+ was read through the stories (`recovered`, at the placement, not after the
+/// on b6 was lifted, made a story of Rb6-g6 (the flicker its placement, lost again) a rival,
+/// one dearer, of the first two moves with the flicker unexplained: they were not agreed at
+/// the lift, and Rb3+ was read through the stories (`recovered`, at the placement, not after the
 /// settle time of a slide that may go on) where the clean run reads it plainly. Found by the
 /// properties (`selfplay-400.pgn` #1, one run of 2048 cases in many). Regression test.
 #[test]
@@ -1063,7 +1063,7 @@ fn a_flicker_on_a_piece_long_before_a_capturer_is_lifted_changes_nothing() {
 /// lifted changes nothing either (property 2). Here White's Be1-b4, Black's Rd5-b5 (its
 /// placement read before its lift), a 4 ms flicker on a5, then White's Ra6-d6+ slid over b6
 /// and c6. The flicker, read as Ra6-a5's placement lost again, 274 ms before the rook's lift,
-/// was a rival as cheap as the flicker unexplained: Rd6+ was read through the stories where
+/// was a rival, one dearer, of the flicker unexplained: Rd6+ was read through the stories where
 /// the clean run reads it plainly. (Longer than a board's scan before its move, such a
 /// placement needs a reading late too.) Found by the properties. Regression test.
 #[test]

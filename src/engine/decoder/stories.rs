@@ -820,13 +820,13 @@ impl<'a> Search<'a> {
         })
     }
 
-    /// A flicker at `t` read as a change of the move `step` is, longer than a board's scan
-    /// before the move's first change seen, with nothing read in between: that change's
-    /// reading came late as well, two faults where a flicker nothing accounts for is one (a
-    /// flicker on a square a piece left, read as another piece's placement lost again; a
-    /// flicker on a piece, as a capture swapped faster than the debounce time by a piece
-    /// lifted half a second later). (With readings in between, the change read after them
-    /// is late by the order of the readings already, and costs as such.)
+    /// A flicker at `t` read as a change of the move being matched (`step`), more than a
+    /// board's scan before the move's first change seen, with nothing read in between: that
+    /// change's reading came late as well, two faults where a flicker nothing accounts for is
+    /// one (a flicker on a square a piece left, read as another piece's placement lost again;
+    /// a flicker on a piece, as a capture swapped faster than the debounce time by a piece
+    /// lifted half a second later). (With readings in between, the change read after them is
+    /// late by the order of the readings already, and costs as such.)
     fn flicker_before_its_move(&mut self, t: Millis, step: &Step) {
         let Some(first) = step.first.filter(|&f| t + SCAN_MS < f) else {
             return;
@@ -1838,6 +1838,14 @@ mod tests {
         firsts
     }
 
+    /// The story `found` has of exactly `moves` (in SAN from `start`).
+    fn story_of<'f>(start: &Chess, found: &'f Found, moves: &[&str]) -> Option<&'f Story> {
+        found
+            .stories
+            .iter()
+            .find(|s| sans(start, &s.moves) == moves)
+    }
+
     fn best(start: &Chess, log: &[Seen]) -> (Vec<String>, u32) {
         let found = find(start, log);
         let b = found.best().expect("a story");
@@ -1962,12 +1970,7 @@ mod tests {
         // flicker unexplained; or the capture, swapped: as dear as each other. The arbiter takes
         // the capture once the board has stood so for the mismatch delay.
         let found = find(&start, &log);
-        let story = |f: &Found, moves: &[&str]| {
-            f.stories
-                .iter()
-                .find(|s| sans(&start, &s.moves) == moves)
-                .map(|s| s.cost)
-        };
+        let story = |f: &Found, moves: &[&str]| story_of(&start, f, moves).map(|s| s.cost);
         assert_eq!(story(&found, &["Nd5"]), Some(cost::FLICKER));
         assert_eq!(story(&found, &["Nd5", "Bxd5"]), Some(cost::SWAP));
         // Without the flicker the capture left no trace: dearer.
@@ -1979,11 +1982,7 @@ mod tests {
     fn a_flicker_long_before_a_move_began_is_not_its_placement_lost_for_free() {
         let start = Chess::default();
         let story = |log: &[Seen], moves: &[&str]| {
-            find(&start, log)
-                .stories
-                .iter()
-                .find(|s| sans(&start, &s.moves) == moves)
-                .map(|s| s.cost)
+            story_of(&start, &find(&start, log), moves).map(|s| s.cost)
         };
         // 1. e4, a flicker on f6, then Black's knight lifted 700 ms after it.
         let mut log = vec![
@@ -2017,11 +2016,7 @@ mod tests {
             seen(1800, B7, Lifted),
         ];
         let found = find(&start, &log);
-        let story = found
-            .stories
-            .iter()
-            .find(|s| sans(&start, &s.moves) == ["bxc6", "Nc3"])
-            .unwrap();
+        let story = story_of(&start, &found, &["bxc6", "Nc3"]).unwrap();
         // The lift read after the knight's move is late by the order of the readings: not
         // late again for coming long after the flicker (which would make the pawn's lift one
         // still to come, and the one read another's).
