@@ -383,3 +383,30 @@ fn a_restart_on_a_board_that_names_its_pieces_reads_only_the_moves_made() {
     // Only the move made while nobody saw is a recovered one.
     assert!(engine.game().plies[0].recovered && !engine.game().plies[1].recovered);
 }
+
+#[test]
+fn a_story_found_before_the_search_ran_out_is_not_lost() {
+    // A self-play game's middlegame: the queen lifted from c2, the cable pulled while 23.Qc3
+    // Rg4 24.Rd3 Qh4 are played, then 25.g3 Qf6 seen (the queen's diagonal tells it from the
+    // rook: Rh4 Qg4 fits the report as well). Four plies in a gap with a queen and a rook
+    // leave many stories of a few lost readings: the search that looks at them all runs out of
+    // nodes; before, the plain story a narrower pass had found was lost with it, and nothing
+    // was recorded.
+    let start = position("5r1k/p1p3pp/2pb4/3b3q/3Br3/P6P/1PQ2PP1/3RRBK1 w - - 1 23");
+    let mut s = Script::new(&start);
+    s.lift(Square::C2);
+    s.pull();
+    s.place(Square::C3);
+    s.moves(&[
+        (Square::E4, Square::G4),
+        (Square::D1, Square::D3),
+        (Square::H5, Square::H4),
+    ]);
+    s.plug();
+    s.moves(&[(Square::G2, Square::G3), (Square::H4, Square::F6)]);
+    let (engine, _) = sim::run(Settings::default(), &start, &s.inputs, 5000);
+    assert_eq!(
+        uci(&engine),
+        ["c2c3", "e4g4", "d1d3", "h5h4", "g2g3", "h4f6"]
+    );
+}

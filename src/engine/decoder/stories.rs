@@ -265,7 +265,13 @@ pub fn search(q: &Query) -> Found {
     let mut cap = FIRST_CAP.min(last);
     let mut nodes = 0;
     let mut s = Search::new(q);
+    // The stories of the last pass that found any: a wider pass that runs out of nodes before
+    // it reaches them again has not made them any less true.
+    let mut earlier = Vec::new();
     loop {
+        if !s.found.is_empty() {
+            earlier = std::mem::take(&mut s.found);
+        }
         s.pass(cap, q.budget.saturating_sub(nodes).min(BUDGET));
         let given = s.budget;
         s.node(q.start.clone());
@@ -289,6 +295,9 @@ pub fn search(q: &Query) -> Found {
         nodes,
     };
     found.add(s.found, q.margin);
+    if !found.complete {
+        found.add(earlier, q.margin);
+    }
     found
 }
 
