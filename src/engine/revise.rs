@@ -569,7 +569,8 @@ impl Engine {
         }
         let unsure = unsure
             || self.another_order(&start, &candidate, n)
-            || self.unseen_route(&start, &candidate, common(&candidate.moves, &announced));
+            || self.unseen_route(&start, &candidate, common(&candidate.moves, &announced))
+            || self.another_piece(&start, &candidate, common(&candidate.moves, &announced));
         self.take(&announced, candidate, unsure, held, out);
         Revision::Taken
     }
@@ -715,6 +716,86 @@ impl Engine {
             });
             if by_another_square {
                 return true;
+            }
+        }
+        false
+    }
+
+    /// A piece the moves of `story` beyond the first `from` take to a square and back, a reply
+    /// between, where the board showed nothing of the square it left and came back to (its
+    /// lift and its return both lost): another piece that can go there and back, its square
+    /// showing nothing either, explains the board as cheaply, and the story's is a guess.
+    fn another_piece(&self, start: &Chess, story: &Story, from: usize) -> bool {
+        let moves = &story.moves;
+        let mut pos = start.clone();
+        for m in &moves[..from] {
+            pos.play_unchecked(*m);
+        }
+        for i in from..moves.len().saturating_sub(2) {
+            let (first, reply, again) = (moves[i], moves[i + 1], moves[i + 2]);
+            let before = pos.clone();
+            pos.play_unchecked(first);
+            let (Some(origin), via) = (first.from(), first.to()) else {
+                continue;
+            };
+            let plain = |m: &Move| !(m.is_castle() || m.is_promotion() || m.is_capture());
+            if !plain(&first) || !plain(&again) || again.from() != Some(via) || again.to() != origin
+            {
+                continue;
+            }
+            let since = i.checked_sub(1).map_or(self.agreed.t, |k| story.times[k]);
+            let until = story.times[i + 2];
+            let seen = |sq: shakmaty::Square| {
+                self.log
+                    .iter()
+                    .any(|o| o.square == sq && since < o.t && o.t <= until)
+            };
+            if seen(origin) {
+                continue;
+            }
+            let end = story.position(start);
+            for other in before.legal_moves() {
+                let Some(square) = other.from() else {
+                    continue;
+                };
+                if square == origin || other.to() != via || !plain(&other) || seen(square) {
+                    continue;
+                }
+                let mut p = before.clone();
+                p.play_unchecked(other);
+                if !p.is_legal(reply) {
+                    continue;
+                }
+                p.play_unchecked(reply);
+                let Some(back) = p
+                    .legal_moves()
+                    .into_iter()
+                    .find(|m| m.from() == Some(via) && m.to() == square && plain(m))
+                else {
+                    continue;
+                };
+                let mut alt = moves.clone();
+                alt[i] = other;
+                alt[i + 2] = back;
+                let mut q = start.clone();
+                let legal = alt.iter().all(|m| {
+                    let ok = q.is_legal(*m);
+                    if ok {
+                        q.play_unchecked(*m);
+                    }
+                    ok
+                });
+                if !legal || !same(&q, &end) {
+                    continue;
+                }
+                let found = self.stories_from(start, &alt, 0, stories::SEARCH_BUDGET);
+                if found
+                    .stories
+                    .iter()
+                    .any(|s| s.moves == alt && s.cost <= story.cost)
+                {
+                    return true;
+                }
             }
         }
         false
