@@ -727,6 +727,8 @@ impl Engine {
     /// showing nothing either, explains the board as cheaply, and the story's is a guess.
     fn another_piece(&self, start: &Chess, story: &Story, from: usize) -> bool {
         let moves = &story.moves;
+        let end = story.position(start);
+        let plain = |m: &Move| !(m.is_castle() || m.is_promotion() || m.is_capture());
         let mut pos = start.clone();
         for m in &moves[..from] {
             pos.play_unchecked(*m);
@@ -738,7 +740,6 @@ impl Engine {
             let (Some(origin), via) = (first.from(), first.to()) else {
                 continue;
             };
-            let plain = |m: &Move| !(m.is_castle() || m.is_promotion() || m.is_capture());
             if !plain(&first) || !plain(&again) || again.from() != Some(via) || again.to() != origin
             {
                 continue;
@@ -753,7 +754,6 @@ impl Engine {
             if seen(origin) {
                 continue;
             }
-            let end = story.position(start);
             for other in before.legal_moves() {
                 let Some(square) = other.from() else {
                     continue;
