@@ -9,7 +9,7 @@
 //! mismatch delay.
 
 use shakmaty::san::SanPlus;
-use shakmaty::{Chess, Move, Position, Role};
+use shakmaty::{Chess, Move, Position, Role, Square};
 
 use super::arbiter::{Credit, Engine, Fruitless, Held, Hold, Mismatch, Phase, AGREE_AFTER_PLIES};
 use super::decoder::log::{Seen, Trace};
@@ -567,10 +567,11 @@ impl Engine {
             }
             return Revision::Waiting;
         }
+        let kept = common(&candidate.moves, &announced);
         let unsure = unsure
             || self.another_order(&start, &candidate, n)
-            || self.unseen_route(&start, &candidate, common(&candidate.moves, &announced))
-            || self.another_piece(&start, &candidate, common(&candidate.moves, &announced));
+            || self.unseen_route(&start, &candidate, kept)
+            || self.another_piece(&start, &candidate, kept);
         self.take(&announced, candidate, unsure, held, out);
         Revision::Taken
     }
@@ -627,30 +628,39 @@ impl Engine {
     fn another_order(&self, start: &Chess, story: &Story, from: usize) -> bool {
         let moves = &story.moves;
         let end = story.position(start);
-        for i in from..moves.len().saturating_sub(2) {
+        (from..moves.len().saturating_sub(2)).any(|i| {
             let mut other = moves.clone();
             other.swap(i, i + 2);
-            let mut pos = start.clone();
-            let legal = other.iter().all(|m| {
-                let ok = pos.is_legal(*m);
-                if ok {
-                    pos.play_unchecked(*m);
-                }
-                ok
-            });
-            if !legal || !same(&pos, &end) {
-                continue;
+            self.told_as_well(start, story, &end, &other)
+        })
+    }
+
+    /// `other` moves from `start` are legal, end where `story`'s do (`end`), and explain what
+    /// the board showed at no greater cost: the board does not tell them from the story's.
+    fn told_as_well(&self, start: &Chess, story: &Story, end: &Chess, other: &[Move]) -> bool {
+        let mut pos = start.clone();
+        for m in other {
+            if !pos.is_legal(*m) {
+                return false;
             }
-            let found = self.stories_from(start, &other, 0, stories::SEARCH_BUDGET);
-            if found
+            pos.play_unchecked(*m);
+        }
+        same(&pos, end)
+            && self
+                .stories_from(start, other, 0, stories::SEARCH_BUDGET)
                 .stories
                 .iter()
                 .any(|s| s.moves == other && s.cost <= story.cost)
-            {
-                return true;
-            }
-        }
-        false
+    }
+
+    /// The board showed something on `sq` while moves `i` to `i + 2` of `story` were made
+    /// (after the move before them).
+    fn seen_meanwhile(&self, story: &Story, i: usize, sq: Square) -> bool {
+        let since = i.checked_sub(1).map_or(self.agreed.t, |k| story.times[k]);
+        let until = story.times[i + 2];
+        self.log
+            .iter()
+            .any(|o| o.square == sq && since < o.t && o.t <= until)
     }
 
     /// A piece the moves of `story` beyond the first `from` move twice, by way of a square the
@@ -675,13 +685,7 @@ impl Engine {
             {
                 continue;
             }
-            let since = i.checked_sub(1).map_or(self.agreed.t, |k| story.times[k]);
-            let until = story.times[i + 2];
-            if self
-                .log
-                .iter()
-                .any(|o| o.square == via && since < o.t && o.t <= until)
-            {
+            if self.seen_meanwhile(story, i, via) {
                 continue;
             }
             let mut end = pos.clone();
@@ -744,13 +748,7 @@ impl Engine {
             {
                 continue;
             }
-            let since = i.checked_sub(1).map_or(self.agreed.t, |k| story.times[k]);
-            let until = story.times[i + 2];
-            let seen = |sq: shakmaty::Square| {
-                self.log
-                    .iter()
-                    .any(|o| o.square == sq && since < o.t && o.t <= until)
-            };
+            let seen = |sq| self.seen_meanwhile(story, i, sq);
             if seen(origin) {
                 continue;
             }
@@ -777,23 +775,7 @@ impl Engine {
                 let mut alt = moves.clone();
                 alt[i] = other;
                 alt[i + 2] = back;
-                let mut q = start.clone();
-                let legal = alt.iter().all(|m| {
-                    let ok = q.is_legal(*m);
-                    if ok {
-                        q.play_unchecked(*m);
-                    }
-                    ok
-                });
-                if !legal || !same(&q, &end) {
-                    continue;
-                }
-                let found = self.stories_from(start, &alt, 0, stories::SEARCH_BUDGET);
-                if found
-                    .stories
-                    .iter()
-                    .any(|s| s.moves == alt && s.cost <= story.cost)
-                {
+                if self.told_as_well(start, story, &end, &alt) {
                     return true;
                 }
             }
