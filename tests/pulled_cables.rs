@@ -410,3 +410,28 @@ fn a_story_found_before_the_search_ran_out_is_not_lost() {
         ["c2c3", "e4g4", "d1d3", "h5h4", "g2g3", "h4f6"]
     );
 }
+
+#[test]
+fn a_piece_set_down_and_captured_while_the_cable_was_out_is_the_capture_seen_after() {
+    // 33.Qf4 made while the cable is out, and black's queen takes it: the white queen swept
+    // off f4 first, before the board reports again, then black's queen lifted and set down
+    // there, seen. The report shows h4 empty and f4 as it stood. The queen taking the pawn on
+    // h5 (a capture on a square that stayed full) would explain the report as well; the
+    // capture seen after tells which.
+    let start = position("4r1k1/pp3b2/8/7p/1P5Q/P1b2qP1/5P2/2R3K1 w - - 2 33");
+    let mut s = Script::new(&start);
+    s.pull();
+    s.lift(Square::H4);
+    s.place(Square::F4);
+    s.lift(Square::F4);
+    s.plug();
+    s.lift(Square::F3);
+    s.place(Square::F4);
+    // 34.Rxc3, the bishop swept off first.
+    s.lift(Square::C3);
+    s.lift(Square::C1);
+    s.place(Square::C3);
+    let (engine, events) = sim::run(Settings::default(), &start, &s.inputs, 5000);
+    assert_eq!(uci(&engine), ["h4f4", "f3f4", "c1c3"]);
+    assert!(of_type(&events, "correction").is_empty());
+}

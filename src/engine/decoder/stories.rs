@@ -980,9 +980,18 @@ impl<'a> Search<'a> {
                         self.cost += pairs;
                         self.cur[sq as usize] = at as u16 + 1;
                         self.assigned.push((i, step.k));
-                        self.settle_owed(sq);
-                        self.cost += cost::LATE;
-                        self.departures.late += 1;
+                        if self.owed_in_gap.contains(sq) {
+                            // Filled while nobody heard the board, and the piece taken off
+                            // again before its report (the captured piece first, as people
+                            // capture): the report's empty square is no reading missed, and
+                            // the unseen change costs what it cost.
+                            self.owed.discard(sq);
+                            self.owed_in_gap.discard(sq);
+                        } else {
+                            self.settle_owed(sq);
+                            self.cost += cost::LATE;
+                            self.departures.late += 1;
+                        }
                         self.change(next, m, ch, j + 1, step.seen(log[i].t, log[i].late));
                         self.restore(saved);
                     } else {
