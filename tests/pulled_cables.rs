@@ -435,3 +435,28 @@ fn a_piece_set_down_and_captured_while_the_cable_was_out_is_the_capture_seen_aft
     assert_eq!(uci(&engine), ["h4f4", "f3f4", "c1c3"]);
     assert!(of_type(&events, "correction").is_empty());
 }
+
+#[test]
+fn castling_begun_while_the_cable_was_out_is_no_touch_move_on_the_rook_lifted_after() {
+    // 7.Bg2 Be7 and the king's half of 8.O-O made while the cable is out; the rook lifted and
+    // set down on f1 once it is back. The report shows the king moved, not when: touching the
+    // rook first (no castling then, Art. 4.4b) is not what the board tells.
+    let start = position("r1bqkb1r/pp3ppp/2n2n2/2pp4/3P4/2N2NP1/PP2PP1P/R1BQKB1R w KQkq - 1 7");
+    let mut s = Script::new(&start);
+    s.pull();
+    s.moves(&[
+        (Square::F1, Square::G2),
+        (Square::F8, Square::E7),
+        (Square::E1, Square::G1),
+    ]);
+    s.plug();
+    s.moves(&[
+        (Square::H1, Square::F1),
+        (Square::E8, Square::G8),
+        (Square::H8, Square::F8),
+    ]);
+    let (engine, events) = sim::run(Settings::default(), &start, &s.inputs, 5000);
+    assert_eq!(uci(&engine), ["f1g2", "f8e7", "e1g1", "e8g8"]);
+    assert!(of_type(&events, "touch_move").is_empty());
+    assert!(of_type(&events, "correction").is_empty());
+}

@@ -931,7 +931,8 @@ impl Engine {
     /// The next turn after `story`'s moves: what the board did that they do not account for.
     /// What it did after them is the next player's (his touches); what it did before they
     /// were done stays in what the board was seen doing, not as touches, and when it lifted a
-    /// piece then, touches cannot be told apart: touch-move is not judged this turn.
+    /// piece then, or a whole-board report shows a lift (in no order), touches cannot be told
+    /// apart: touch-move is not judged this turn.
     fn turn_after(&self, story: &Story) -> Turn {
         let done = story.times.last().copied().unwrap_or(self.agreed.t);
         let before = story
@@ -943,7 +944,11 @@ impl Engine {
             .filter(|i| story.matched.binary_search(i).is_err())
             .map(|i| self.log[i]);
         let (mut seen, rest): (Vec<Seen>, Vec<Seen>) = unmatched.partition(|s| s.t <= done);
-        let touch_unknown = seen.iter().any(|s| s.what == Trace::Lifted && s.t > before);
+        // (A lift the board showed only in a whole-board report, no move of the story's: the
+        // next player's, made when nobody knows, perhaps before what he touched since.)
+        let touch_unknown = seen
+            .iter()
+            .any(|s| s.what == Trace::Lifted && (s.t > before || s.late));
         let reported = seen.len();
         seen.extend(rest);
         let gap = self.turn.gap && seen.len() > reported;
