@@ -6,11 +6,11 @@
 
 use chessboardd::engine::debounce::{EMPTY, OCCUPIED};
 use chessboardd::engine::games::Resumed;
-use chessboardd::engine::{Engine, Event, LinkState, Millis, Reading, Settings};
+use chessboardd::engine::{Button, Engine, Event, LinkState, Millis, Reading, Settings};
 use chessboardd::sim::{self, SimInput};
 use shakmaty::fen::Fen;
 use shakmaty::san::San;
-use shakmaty::{Bitboard, ByColor, CastlingMode, Chess, Position, Square};
+use shakmaty::{Bitboard, ByColor, CastlingMode, Chess, Position, Role, Square};
 
 fn position(fen: &str) -> Chess {
     fen.parse::<Fen>()
@@ -458,5 +458,24 @@ fn castling_begun_while_the_cable_was_out_is_no_touch_move_on_the_rook_lifted_af
     let (engine, events) = sim::run(Settings::default(), &start, &s.inputs, 5000);
     assert_eq!(uci(&engine), ["f1g2", "f8e7", "e1g1", "e8g8"]);
     assert!(of_type(&events, "touch_move").is_empty());
+    assert!(of_type(&events, "correction").is_empty());
+}
+
+#[test]
+fn a_promotion_chosen_while_the_cable_is_out_is_the_piece_chosen() {
+    // The pawn set down on g8 and the cable pulled at once; the knight pressed while it is out
+    // (the buttons are not the board's cable), and black's king moves once it is back.
+    let start = position("8/6P1/8/7k/8/p7/8/4K3 w - - 0 1");
+    let mut s = Script::new(&start);
+    s.lift(Square::G7);
+    s.place(Square::G8);
+    s.pull();
+    s.t += 300;
+    s.inputs
+        .push((s.t, SimInput::Press(Button::Promote(Role::Knight))));
+    s.plug();
+    s.moves(&[(Square::H5, Square::H4)]);
+    let (engine, events) = sim::run(Settings::default(), &start, &s.inputs, 5000);
+    assert_eq!(uci(&engine), ["g7g8n", "h5h4"]);
     assert!(of_type(&events, "correction").is_empty());
 }

@@ -597,8 +597,16 @@ impl Engine {
     pub fn link(&mut self, t: Millis, state: LinkState, out: &mut Vec<Event>) {
         self.advance(t, out);
         // A slide held back may have gone on while nobody hears the board: it waits for the
-        // board's report when it is back (see `hold_due`). Any other hold is settled now.
-        if self.held_slide().is_none() {
+        // board's report when it is back (see `hold_due`). A promotion waits for its piece,
+        // which is pressed, not read from the board. Any other hold is settled now.
+        let promoting = matches!(
+            self.phase,
+            Phase::Holding(Hold {
+                held: Held::Promotion(_),
+                ..
+            })
+        );
+        if self.held_slide().is_none() && !promoting {
             self.settle_hold(out);
         }
         self.resolve_alt_as_continued(out);
