@@ -479,3 +479,22 @@ fn a_promotion_chosen_while_the_cable_is_out_is_the_piece_chosen() {
     assert_eq!(uci(&engine), ["g7g8n", "h5h4"]);
     assert!(of_type(&events, "correction").is_empty());
 }
+
+#[test]
+fn a_promotion_chosen_while_the_cable_is_out_is_kept_through_the_moves_made_then() {
+    // While the cable is out: 1.Bd3, the knight pressed for the promotion to come, 1...f5.
+    // Once it is back, 2.b8: the moves made meanwhile are read from the report, after the
+    // press, and the choice is still white's.
+    let start = position("7k/1P3p2/8/1B6/8/8/8/6K1 w - - 0 1");
+    let mut s = Script::new(&start);
+    s.pull();
+    s.moves(&[(Square::B5, Square::D3)]);
+    s.t += 300;
+    s.inputs
+        .push((s.t, SimInput::Press(Button::Promote(Role::Knight))));
+    s.moves(&[(Square::F7, Square::F5)]);
+    s.plug();
+    s.moves(&[(Square::B7, Square::B8)]);
+    let (engine, _) = sim::run(Settings::default(), &start, &s.inputs, 5000);
+    assert_eq!(uci(&engine), ["b5d3", "f7f5", "b7b8n"]);
+}

@@ -698,8 +698,17 @@ impl Engine {
         let pressed = self.turn.promo_choice.filter(|_| {
             !m.is_promotion() && !self.game.pos.legal_moves().iter().any(|l| l.is_promotion())
         });
+        // One pressed in the turn of a move the board did not show being made (recovered, a
+        // reading late or a gap), which is no promotion: the press may have come after the
+        // move, for the same player's promotion still to come; it stays his, ahead.
+        let unseen = self
+            .turn
+            .promo_choice
+            .filter(|_| recovered && !m.is_promotion())
+            .map(|r| (color, r));
         let ahead = pressed
             .map(|r| (!color, r))
+            .or(unseen)
             .or(self.promo_ahead.filter(|(c, _)| *c == !color));
         // (A move read afterwards is charged to when the board shows it was complete.)
         let t = self.moving_at.unwrap_or(self.now).min(self.now);
