@@ -498,3 +498,21 @@ fn a_promotion_chosen_while_the_cable_is_out_is_kept_through_the_moves_made_then
     let (engine, _) = sim::run(Settings::default(), &start, &s.inputs, 5000);
     assert_eq!(uci(&engine), ["b5d3", "f7f5", "b7b8n"]);
 }
+
+#[test]
+fn a_promotion_chosen_ahead_stays_through_the_choosers_moves_read_after_a_gap() {
+    // Black to move; white presses the knight ahead for his pawn on f7. While the cable is
+    // out, 65...h2 66.Ke7 (read from the report: when the press came among them, nobody
+    // knows); then 66...Ra7 and 67.f8, seen.
+    let start = position("r7/1p3P2/1k1K4/2p5/2P5/7p/8/8 b - - 2 65");
+    let mut s = Script::new(&start);
+    s.t += 300;
+    s.inputs
+        .push((s.t, SimInput::Press(Button::Promote(Role::Knight))));
+    s.pull();
+    s.moves(&[(Square::H3, Square::H2), (Square::D6, Square::E7)]);
+    s.plug();
+    s.moves(&[(Square::A8, Square::A7), (Square::F7, Square::F8)]);
+    let (engine, _) = sim::run(Settings::default(), &start, &s.inputs, 5000);
+    assert_eq!(uci(&engine), ["h3h2", "d6e7", "a8a7", "f7f8n"]);
+}

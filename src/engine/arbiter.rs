@@ -694,7 +694,8 @@ impl Engine {
         }
         let echoed_capture = !recovered && self.echoed_capture(m);
         // A choice pressed in a turn whose player could not promote is the opponent's, ahead;
-        // one made ahead by the opponent stays his.
+        // one made ahead by the opponent stays his (and through his own moves read from the
+        // board afterwards, recovered: the press may have come after them).
         let pressed = self.turn.promo_choice.filter(|_| {
             !m.is_promotion() && !self.game.pos.legal_moves().iter().any(|l| l.is_promotion())
         });
@@ -709,7 +710,7 @@ impl Engine {
         let ahead = pressed
             .map(|r| (!color, r))
             .or(unseen)
-            .or(self.promo_ahead.filter(|(c, _)| *c == !color));
+            .or(self.promo_ahead.filter(|(c, _)| *c == !color || recovered));
         // (A move read afterwards is charged to when the board shows it was complete.)
         let t = self.moving_at.unwrap_or(self.now).min(self.now);
         // Pieces touched and put back in this turn, not the move's: told before it, and kept
