@@ -516,3 +516,48 @@ fn a_promotion_chosen_ahead_stays_through_the_choosers_moves_read_after_a_gap() 
     let (engine, _) = sim::run(Settings::default(), &start, &s.inputs, 5000);
     assert_eq!(uci(&engine), ["h3h2", "d6e7", "a8a7", "f7f8n"]);
 }
+
+#[test]
+fn a_move_from_a_square_reached_by_a_route_the_board_cannot_tell_is_marked_too() {
+    // The bishop lifted from f5 and the cable pulled; while it is out, the bishop set down on
+    // e4, 2.Kd1, and the bishop lifted again; once it is back, slid to h7. The board never showed where the bishop stood between f5 and h7 (e4,
+    // d3, c2 or b1: on one diagonal): whichever the record takes, both bishop moves are
+    // marked, and the position after them is the game's.
+    let start = position("7k/p7/8/5b2/8/8/P3K3/8 b - - 0 1");
+    let mut s = Script::new(&start);
+    s.lift(Square::F5);
+    s.pull();
+    s.place(Square::E4);
+    s.moves(&[(Square::E2, Square::D1)]);
+    s.lift(Square::E4);
+    s.plug();
+    // Slid back over f5 and g6 to h7 (f5 read as it is passed: the bishop back there, for a
+    // moment).
+    for (sq, occupied) in [
+        (Square::F5, true),
+        (Square::F5, false),
+        (Square::G6, true),
+        (Square::G6, false),
+        (Square::H7, true),
+    ] {
+        s.t += 65;
+        s.occ.set(sq, occupied);
+        let state = if occupied { OCCUPIED } else { EMPTY };
+        s.inputs
+            .push((s.t, SimInput::Reading(Reading::Square(sq, state))));
+    }
+    s.moves(&[(Square::A2, Square::A3)]);
+    let (engine, _) = sim::run(Settings::default(), &start, &s.inputs, 5000);
+    let plies = &engine.game().plies;
+    let played = moves(&start, "Be4 Kd1 Bh7 a3");
+    assert_eq!(plies.len(), 4, "{:?}", uci(&engine));
+    let mut truth = start.clone();
+    for m in &played {
+        truth.play_unchecked(*m);
+    }
+    assert_eq!(engine.game().pos.board(), truth.board());
+    let marked: Vec<bool> = plies.iter().map(|p| p.uncertain).collect();
+    if plies[0].m != played[0] {
+        assert_eq!(marked, [true, true, true, false], "{:?}", uci(&engine));
+    }
+}

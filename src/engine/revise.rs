@@ -844,6 +844,9 @@ impl Engine {
         }
         self.correcting = false;
         self.plain_run = 0;
+        // (A move from a square the record has a piece reach by a route or in an order the
+        // board could not tell, itself read unseen: no surer than that.)
+        let unsure = unsure || recorded.iter().any(|&k| self.leaves_unsure(k - 1));
         if unsure && !recorded.is_empty() {
             for &k in &recorded {
                 if let Some(p) = self.game.plies.get_mut(k - 1) {
@@ -867,6 +870,21 @@ impl Engine {
         }
         self.report_touches(out);
         self.evaluate(out);
+    }
+
+    /// Ply `i` was read unseen (recovered), and the ply that brought a piece to the square it
+    /// leaves is marked uncertain.
+    fn leaves_unsure(&self, i: usize) -> bool {
+        let plies = &self.game.plies;
+        let (Some(p), Some(from)) = (plies.get(i), plies.get(i).and_then(|p| p.m.from())) else {
+            return false;
+        };
+        p.recovered
+            && plies[..i]
+                .iter()
+                .rev()
+                .find(|q| q.m.to() == from)
+                .is_some_and(|q| q.uncertain)
     }
 
     /// Withdraws every ply from `plies` on and the rulings given since: back to the state at
