@@ -193,18 +193,21 @@ fn with_sensor_losses_nearly_every_game_is_read_to_its_end() {
 fn with_pulled_cables_the_moves_made_unseen_are_taken_up() {
     // Now and then (5% of the moves) the board's link is lost for 0.5 to 1.5 s while the
     // players go on at blitz tempo: up to four plies nobody saw, read from the board's report
-    // when it is back. Measured (`chessboardd bench tempo --faults pulls`): from 334 games
-    // (replies from 40 ms) to 373 (from 300 ms) read exactly, 94.8% to 98.2% of the moves, 381
-    // to 397 games recorded to their end, 11 to 29 with a wrong move left; 17 to 42 games have
-    // moves in an order (or by a route) occupancy cannot tell, marked in the record, which are
-    // not counted wrong. Before a slide set down on its way as the cable was pulled was held
-    // until the board was heard again (and when such moves were counted wrong): 321 to 364
-    // games, 39 to 73 with a wrong move left, 373 to 395 to the end. Before the engine revised
-    // its reading: 283 to 347 games, 328 to 363 to the end; before the board after a gap was
-    // searched for moves that changed squares unseen: 95 to 146 games, 153 to 207 to the end.
-    // What is left: two captures on squares that stay full (which piece was taken) that the
-    // players' next moves do not tell apart (the richer is taken, not always the one made; two
-    // of equal worth are not guessed), an underpromotion's piece.
+    // when it is back. Measured (`chessboardd bench tempo --faults pulls`): from 342 games
+    // (replies from 40 ms) to 379 (from 300 ms) read exactly, 97.17% to 98.99% of the moves,
+    // 392 to 404 games recorded to their end, 6 to 14 with a wrong move left; 21 to 50 games
+    // have moves in an order (or by a route) occupancy cannot tell, marked in the record, which
+    // are not counted wrong. The release before (a square filled and emptied again while the
+    // cable was out read as a capture's reading late, a lift shown only in the report judged
+    // for touch-move, a promotion's piece settled as the cable went and its press lost, a move
+    // from a square reached by an unmarked route not marked): 339 to 380 games, 96.23% to
+    // 98.52% of the moves, 388 to 404 to the end, 9 to 24 with a wrong move left. Before a
+    // slide set down on its way as the cable was pulled was held until the board was heard
+    // again: 321 to 364 games, 39 to 73 with a wrong move left, 373 to 395 to the end. Before
+    // the engine revised its reading: 283 to 347 games, 328 to 363 to the end.
+    // What is left: captures on squares that stay full (which piece was taken) and routes the
+    // players' next moves do not tell apart, moves of one piece there and back that a report
+    // cannot show.
     let rows = sim::tempo_table(
         &Settings::default(),
         games(),
@@ -213,12 +216,12 @@ fn with_pulled_cables_the_moves_made_unseen_are_taken_up() {
     );
     for row in rows {
         let why = format!("replies from {} ms: {row:?}", row.min_reply_ms);
-        assert!(row.games_exact * 100 >= row.games * 79, "{why}");
-        assert!(row.moves_exact * 100 >= row.moves * 93, "{why}");
-        assert!(row.games_to_the_end * 100 >= row.games * 91, "{why}");
-        assert!(row.games_wrong_left <= 32, "{why}");
+        assert!(row.games_exact * 100 >= row.games * 83, "{why}");
+        assert!(row.moves_exact * 100 >= row.moves * 97, "{why}");
+        assert!(row.games_to_the_end * 100 >= row.games * 95, "{why}");
+        assert!(row.games_wrong_left <= 16, "{why}");
         // (Every game with moves in an order the board cannot tell is counted, and they are few.)
-        assert!(row.games_unsure <= 50 && row.moves_unsure <= 120, "{why}");
+        assert!(row.games_unsure <= 55 && row.moves_unsure <= 125, "{why}");
     }
 }
 
