@@ -844,8 +844,8 @@ impl Engine {
         }
         self.correcting = false;
         self.plain_run = 0;
-        // (A move from a square the record has a piece reach by a route or in an order the
-        // board could not tell, itself read unseen: no surer than that.)
+        // (A move read unseen from a square that a marked ply brought its piece to is no surer
+        // than that ply.)
         let unsure = unsure || recorded.iter().any(|&k| self.leaves_unsure(k - 1));
         if unsure && !recorded.is_empty() {
             for &k in &recorded {
@@ -876,15 +876,17 @@ impl Engine {
     /// leaves is marked uncertain.
     fn leaves_unsure(&self, i: usize) -> bool {
         let plies = &self.game.plies;
-        let (Some(p), Some(from)) = (plies.get(i), plies.get(i).and_then(|p| p.m.from())) else {
+        let Some(p) = plies.get(i).filter(|p| p.recovered) else {
             return false;
         };
-        p.recovered
-            && plies[..i]
-                .iter()
-                .rev()
-                .find(|q| q.m.to() == from)
-                .is_some_and(|q| q.uncertain)
+        let Some(from) = p.m.from() else {
+            return false;
+        };
+        plies[..i]
+            .iter()
+            .rev()
+            .find(|q| q.m.to() == from)
+            .is_some_and(|q| q.uncertain)
     }
 
     /// Withdraws every ply from `plies` on and the rulings given since: back to the state at
