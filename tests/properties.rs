@@ -1130,3 +1130,241 @@ fn casual_mode_takes_back_a_move_the_board_shows_for_a_scan_only() {
         "casual mode; takebacks: {takebacks:?}"
     );
 }
+
+/// A stream of random moves, a new game, takebacks and an adjournment (property 1): a story
+/// taken as the game was adjourned had its move sealed, no ply recorded (the first of the
+/// game), and asking whether that ply left a square a marked route reached subtracted one from
+/// a count of none. Found by the properties (`make test`, one run). Regression test.
+#[test]
+fn a_story_taken_as_the_game_is_adjourned_marks_no_ply_it_did_not_record() {
+    let conf = Conf {
+        casual: false,
+        rules: 0,
+        time_control: None,
+        debounce_ms: 30,
+    };
+    let start = start(0);
+    let items = vec![
+        (0, Item::Move { k: 41721, seed: 0 }),
+        (0, Item::Move { k: 15057, seed: 0 }),
+        (0, Item::Move { k: 1784, seed: 0 }),
+        (0, Item::Move { k: 28219, seed: 0 }),
+        (0, Item::Move { k: 28093, seed: 0 }),
+        (0, Item::Move { k: 41042, seed: 0 }),
+        (0, Item::Move { k: 24385, seed: 0 }),
+        (0, Item::Move { k: 59900, seed: 0 }),
+        (0, Item::Move { k: 58322, seed: 0 }),
+        (0, Item::Move { k: 57980, seed: 0 }),
+        (0, Item::Move { k: 30652, seed: 0 }),
+        (0, Item::Move { k: 5240, seed: 0 }),
+        (0, Item::Move { k: 43431, seed: 0 }),
+        (0, Item::Move { k: 29690, seed: 0 }),
+        (0, Item::Move { k: 64482, seed: 0 }),
+        (0, Item::Move { k: 48691, seed: 0 }),
+        (0, Item::Move { k: 55534, seed: 0 }),
+        (0, Item::Move { k: 14198, seed: 0 }),
+        (0, Item::Move { k: 2345, seed: 0 }),
+        (0, Item::Move { k: 57804, seed: 0 }),
+        (0, Item::Move { k: 58629, seed: 0 }),
+        (0, Item::Move { k: 42800, seed: 0 }),
+        (0, Item::Move { k: 14095, seed: 0 }),
+        (0, Item::Move { k: 34023, seed: 0 }),
+        (
+            0,
+            Item::Move {
+                k: 28563,
+                seed: 186,
+            },
+        ),
+        (
+            764,
+            Item::Move {
+                k: 46205,
+                seed: 253,
+            },
+        ),
+        (10, Item::Move { k: 2631, seed: 116 }),
+        (
+            14,
+            Item::Move {
+                k: 30138,
+                seed: 109,
+            },
+        ),
+        (
+            27,
+            Item::Move {
+                k: 51498,
+                seed: 236,
+            },
+        ),
+        (
+            6,
+            Item::Move {
+                k: 19775,
+                seed: 226,
+            },
+        ),
+        (28, Item::Move { k: 43558, seed: 94 }),
+        (
+            1612,
+            Item::Move {
+                k: 36872,
+                seed: 223,
+            },
+        ),
+        (789, Item::Move { k: 23727, seed: 77 }),
+        (
+            23,
+            Item::Move {
+                k: 48810,
+                seed: 220,
+            },
+        ),
+        (102, Item::Move { k: 7850, seed: 48 }),
+        (1170, Item::Move { k: 31491, seed: 8 }),
+        (
+            5,
+            Item::Move {
+                k: 45449,
+                seed: 219,
+            },
+        ),
+        (
+            14,
+            Item::Move {
+                k: 21958,
+                seed: 193,
+            },
+        ),
+        (16, Item::Move { k: 39736, seed: 31 }),
+        (
+            965,
+            Item::Move {
+                k: 19645,
+                seed: 250,
+            },
+        ),
+        (
+            13,
+            Item::Move {
+                k: 46548,
+                seed: 108,
+            },
+        ),
+        (450, Item::Move { k: 953, seed: 60 }),
+        (
+            546,
+            Item::Move {
+                k: 29868,
+                seed: 229,
+            },
+        ),
+        (
+            8,
+            Item::Move {
+                k: 50216,
+                seed: 170,
+            },
+        ),
+        (1853, Item::Undo),
+        (
+            24,
+            Item::Move {
+                k: 27649,
+                seed: 214,
+            },
+        ),
+        (1455, Item::Move { k: 19236, seed: 2 }),
+        (23, Item::Move { k: 22534, seed: 56 }),
+        (25, Item::Move { k: 48100, seed: 7 }),
+        (5, Item::Move { k: 52181, seed: 59 }),
+        (
+            752,
+            Item::Move {
+                k: 12068,
+                seed: 209,
+            },
+        ),
+        (7, Item::Move { k: 11910, seed: 86 }),
+        (
+            1,
+            Item::Move {
+                k: 36791,
+                seed: 220,
+            },
+        ),
+        (
+            1796,
+            Item::Move {
+                k: 36401,
+                seed: 121,
+            },
+        ),
+        (471, Item::Press(Button::NewGame)),
+        (
+            1142,
+            Item::Move {
+                k: 25359,
+                seed: 205,
+            },
+        ),
+        (
+            1546,
+            Item::Move {
+                k: 39051,
+                seed: 167,
+            },
+        ),
+        (13, Item::Move { k: 22603, seed: 76 }),
+        (
+            995,
+            Item::Move {
+                k: 31108,
+                seed: 117,
+            },
+        ),
+        (
+            18,
+            Item::Move {
+                k: 47692,
+                seed: 165,
+            },
+        ),
+        (728, Item::Move { k: 22572, seed: 48 }),
+        (24, Item::Move { k: 52613, seed: 71 }),
+        (10, Item::Move { k: 35514, seed: 19 }),
+        (29, Item::Move { k: 8784, seed: 15 }),
+        (571, Item::Move { k: 33631, seed: 48 }),
+        (4, Item::Move { k: 9533, seed: 141 }),
+        (11, Item::Move { k: 3939, seed: 121 }),
+        (7, Item::Move { k: 57008, seed: 98 }),
+        (
+            20,
+            Item::Move {
+                k: 43944,
+                seed: 169,
+            },
+        ),
+        (1574, Item::Undo),
+        (
+            1559,
+            Item::Move {
+                k: 30676,
+                seed: 164,
+            },
+        ),
+        (1965, Item::Press(Button::Adjourn)),
+        (88, Item::Square(20, true)),
+        (
+            21,
+            Item::Move {
+                k: 14528,
+                seed: 245,
+            },
+        ),
+    ];
+    let inputs = expand(&start, &items);
+    let (engine, events) = sim::run(conf.settings(), &start, &inputs, TAIL);
+    check_invariants(&engine, &events).unwrap();
+}

@@ -816,6 +816,7 @@ impl Engine {
             Held::Promotion(m) => Some((m, h.since)),
             _ => None,
         });
+        // (The plies recorded: a move sealed as the game is adjourned records none.)
         let mut recorded = Vec::new();
         for (i, (&m, &t)) in story.moves.iter().zip(&story.times).enumerate().skip(first) {
             let seen_made = !correction
@@ -831,13 +832,16 @@ impl Engine {
             // Dated when it was made, as far as the events' order allows (a correction's moves
             // come after it, now); charged to the clock when it was made.
             self.moving_at = Some(t);
+            let plies = self.game.plies.len();
             if correction {
                 self.record(m, true, out);
             } else {
                 self.at(t.min(self.now), |e| e.record(m, !seen_made, out));
             }
             self.moving_at = None;
-            recorded.push(self.game.plies.len());
+            if self.game.plies.len() > plies {
+                recorded.push(self.game.plies.len() - 1);
+            }
             if self.standing() {
                 break;
             }
@@ -846,10 +850,10 @@ impl Engine {
         self.plain_run = 0;
         // (A move read unseen from a square that a marked ply brought its piece to is no surer
         // than that ply.)
-        let unsure = unsure || recorded.iter().any(|&k| self.leaves_unsure(k - 1));
+        let unsure = unsure || recorded.iter().any(|&i| self.leaves_unsure(i));
         if unsure && !recorded.is_empty() {
-            for &k in &recorded {
-                if let Some(p) = self.game.plies.get_mut(k - 1) {
+            for &i in &recorded {
+                if let Some(p) = self.game.plies.get_mut(i) {
                     p.uncertain = p.recovered;
                 }
             }
