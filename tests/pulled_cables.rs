@@ -59,7 +59,11 @@ impl Script {
     }
     /// One step of a hand, 300 ms after the last; unseen while the cable is out.
     fn step(&mut self, sq: Square, occupied: bool) {
-        self.t += 300;
+        self.step_after(300, sq, occupied);
+    }
+    /// One step of a hand, `ms` after the last.
+    fn step_after(&mut self, ms: Millis, sq: Square, occupied: bool) {
+        self.t += ms;
         self.occ.set(sq, occupied);
         if !self.away {
             let state = if occupied { OCCUPIED } else { EMPTY };
@@ -79,6 +83,11 @@ impl Script {
             self.lift(from);
             self.place(to);
         }
+    }
+    /// A button pressed 300 ms after the last step (the buttons are not the board's cable).
+    fn press(&mut self, button: Button) {
+        self.t += 300;
+        self.inputs.push((self.t, SimInput::Press(button)));
     }
     fn pull(&mut self) {
         self.t += 100;
@@ -470,9 +479,7 @@ fn a_promotion_chosen_while_the_cable_is_out_is_the_piece_chosen() {
     s.lift(Square::G7);
     s.place(Square::G8);
     s.pull();
-    s.t += 300;
-    s.inputs
-        .push((s.t, SimInput::Press(Button::Promote(Role::Knight))));
+    s.press(Button::Promote(Role::Knight));
     s.plug();
     s.moves(&[(Square::H5, Square::H4)]);
     let (engine, events) = sim::run(Settings::default(), &start, &s.inputs, 5000);
@@ -489,9 +496,7 @@ fn a_promotion_chosen_while_the_cable_is_out_is_kept_through_the_moves_made_then
     let mut s = Script::new(&start);
     s.pull();
     s.moves(&[(Square::B5, Square::D3)]);
-    s.t += 300;
-    s.inputs
-        .push((s.t, SimInput::Press(Button::Promote(Role::Knight))));
+    s.press(Button::Promote(Role::Knight));
     s.moves(&[(Square::F7, Square::F5)]);
     s.plug();
     s.moves(&[(Square::B7, Square::B8)]);
@@ -506,9 +511,7 @@ fn a_promotion_chosen_ahead_stays_through_the_choosers_moves_read_after_a_gap() 
     // knows); then 66...Ra7 and 67.f8, seen.
     let start = position("r7/1p3P2/1k1K4/2p5/2P5/7p/8/8 b - - 2 65");
     let mut s = Script::new(&start);
-    s.t += 300;
-    s.inputs
-        .push((s.t, SimInput::Press(Button::Promote(Role::Knight))));
+    s.press(Button::Promote(Role::Knight));
     s.pull();
     s.moves(&[(Square::H3, Square::H2), (Square::D6, Square::E7)]);
     s.plug();
@@ -540,11 +543,7 @@ fn a_move_from_a_square_reached_by_a_route_the_board_cannot_tell_is_marked_too()
         (Square::G6, false),
         (Square::H7, true),
     ] {
-        s.t += 65;
-        s.occ.set(sq, occupied);
-        let state = if occupied { OCCUPIED } else { EMPTY };
-        s.inputs
-            .push((s.t, SimInput::Reading(Reading::Square(sq, state))));
+        s.step_after(65, sq, occupied);
     }
     s.moves(&[(Square::A2, Square::A3)]);
     let (engine, _) = sim::run(Settings::default(), &start, &s.inputs, 5000);

@@ -599,14 +599,7 @@ impl Engine {
         // A slide held back may have gone on while nobody hears the board: it waits for the
         // board's report when it is back (see `hold_due`). A promotion waits for its piece,
         // which is pressed, not read from the board. Any other hold is settled now.
-        let promoting = matches!(
-            self.phase,
-            Phase::Holding(Hold {
-                held: Held::Promotion(_),
-                ..
-            })
-        );
-        if self.held_slide().is_none() && !promoting {
+        if self.held_slide().is_none() && !self.holding_promotion() {
             self.settle_hold(out);
         }
         self.resolve_alt_as_continued(out);

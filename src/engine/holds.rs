@@ -130,6 +130,17 @@ impl Engine {
         }
     }
 
+    /// A promotion is held back, its piece not known yet.
+    pub(super) fn holding_promotion(&self) -> bool {
+        matches!(
+            self.phase,
+            Phase::Holding(Hold {
+                held: Held::Promotion(_),
+                ..
+            })
+        )
+    }
+
     /// A hold's time has come.
     pub(super) fn hold_due(&mut self, out: &mut Vec<Event>) {
         let Phase::Holding(h) = self.phase.clone() else {
