@@ -376,6 +376,22 @@ impl Engine {
         }
     }
 
+    /// Since the last move was recorded, the board showed a piece set down on a square the
+    /// record leaves empty, and a piece of the player who made that move lifted: both
+    /// players may have moved.
+    fn both_may_have_moved(&self) -> bool {
+        let since = self.game.plies.last().map_or(0, |p| p.t);
+        let board = self.game.pos.board();
+        let empty = !board.occupied();
+        let movers = board.by_color(!self.game.pos.turn());
+        let seen = |what: Trace, squares: Bitboard| {
+            self.log
+                .iter()
+                .any(|s| s.t > since && s.what == what && squares.contains(s.square))
+        };
+        seen(Trace::Placed, empty) && seen(Trace::Lifted, movers)
+    }
+
     fn on_lift(&mut self, sq: Square, t: Millis, out: &mut Vec<Event>) {
         // Executing the opponent's move, or a board watched while the opponent moves on his:
         // no touches here.
@@ -472,13 +488,26 @@ impl Engine {
         let verdict = known.unwrap_or_else(|| self.verdict());
         match verdict {
             Verdict::Home => {
+                // Home again after a piece was set down on a square the record leaves empty
+                // and the last mover's piece lifted: perhaps both players went there and back,
+                // their readings partly lost (Kf1 Ra4 Kf2 Ra5 look like nothing at all). The stories are asked; while they
+                // wait (the last move may slide on), the board is read again once it has
+                // stood for the settle time.
+                let mut waiting = false;
+                if self.both_may_have_moved() {
+                    match self.revise(false, None, out) {
+                        Revision::Taken => return,
+                        Revision::Waiting => waiting = true,
+                        Revision::Current | Revision::Nothing => {}
+                    }
+                }
                 // Everything is home: pieces lifted and put back cannot be the victims of a
                 // capture any more (else lifting the capturer alone would complete it).
                 self.turn.vacated = Bitboard::EMPTY;
-                if !self.turn.touches_deferred && !self.turn.touch_unknown {
+                if !waiting && !self.turn.touches_deferred && !self.turn.touch_unknown {
                     self.tell_put_back(Bitboard::EMPTY, out);
                 }
-                self.mismatch.due = None;
+                self.mismatch.due = waiting.then(|| self.now.saturating_add(self.s.settle_ms));
                 self.turn.casual_illegal = None;
                 if self.mismatch.owe_restored || self.mismatch.reported.is_some() {
                     self.restored(out);
