@@ -3,6 +3,7 @@
 //! the clock button. Any input that cannot continue it settles it first, at the time the board
 //! came to show it.
 
+use shakmaty::attacks::between;
 use shakmaty::{Bitboard, Move, Position, Role};
 
 use super::arbiter::{Engine, Held, Hold, Phase};
@@ -84,6 +85,33 @@ impl Engine {
             ),
             Verdict::Unexplained | Verdict::Illegal { .. }
         )
+    }
+
+    /// A held slide whose piece was lifted again, and a square further along its line
+    /// flickered after: the slide went on and was set down there, the placement lost at once
+    /// (Rc1-d1-e1-f1, f1 only a flicker: Rf1, not Re1 with the rook lifted by the opponent).
+    /// The move to that square, held since the flicker.
+    pub(super) fn slid_on(&self, h: &Hold) -> Option<Hold> {
+        let Held::Move(m) = h.held else {
+            return None;
+        };
+        let from = m.from()?;
+        if !recognise::could_slide_on(&self.game.pos, &m) || self.phys.occupied().contains(m.to()) {
+            return None;
+        }
+        let lifted = self.turn.last_seen(m.to(), Trace::Lifted)?;
+        let flicker = self.turn.seen.iter().rev().find(|s| {
+            s.what == Trace::Glitch && s.t > lifted && between(from, s.square).contains(m.to())
+        })?;
+        let on =
+            self.game.legal().iter().copied().find(|l| {
+                l.from() == Some(from) && l.to() == flicker.square && l.role() == m.role()
+            })?;
+        (!on.is_capture()).then_some(Hold {
+            held: Held::Move(on),
+            since: flicker.t,
+            ..h.clone()
+        })
     }
 
     /// Settles a hold the engine chose to wait for (not the clock button's), and an

@@ -118,6 +118,7 @@ impl Engine {
                             _ => {}
                         }
                     }
+                    let h = self.slid_on(&h).unwrap_or(h);
                     self.settle(h, out);
                     self.report_touches(out);
                     self.evaluate(out);
