@@ -491,9 +491,10 @@ impl Engine {
             Verdict::Home => {
                 // Home again after a piece was set down on a square the record leaves empty
                 // and the last mover's piece lifted: perhaps both players went there and back,
-                // their readings partly lost (Kf1 Ra4 Kf2 Ra5 look like nothing at all). The stories are asked; while they
-                // wait (the last move may slide on), the board is read again once it has
-                // stood for the settle time.
+                // their readings partly lost (Kf1 Ra4 Kf2 Ra5 look like nothing at all). The
+                // stories are asked; while they wait (the last move may slide on), the lifts
+                // are not told put back, and the board is read again once it has stood for the
+                // settle time.
                 let mut waiting = false;
                 if self.both_may_have_moved() {
                     match self.revise(false, None, out) {
