@@ -523,9 +523,10 @@ fn a_promotion_chosen_ahead_stays_through_the_choosers_moves_read_after_a_gap() 
 #[test]
 fn a_move_from_a_square_reached_by_a_route_the_board_cannot_tell_is_marked_too() {
     // The bishop lifted from f5 and the cable pulled; while it is out, the bishop set down on
-    // e4, 2.Kd1, and the bishop lifted again; once it is back, slid to h7. The board never showed where the bishop stood between f5 and h7 (e4,
-    // d3, c2 or b1: on one diagonal): whichever the record takes, both bishop moves are
-    // marked, and the position after them is the game's.
+    // e4, 2.Kd1, and the bishop lifted again; once it is back, slid to h7. The board never
+    // showed where the bishop stood between f5 and h7 (e4, d3, c2 or b1: on one diagonal):
+    // whichever the record takes, both bishop moves are marked, and the position after them
+    // is the game's.
     let start = position("7k/p7/8/5b2/8/8/P3K3/8 b - - 0 1");
     let mut s = Script::new(&start);
     s.lift(Square::F5);

@@ -103,11 +103,13 @@ impl Engine {
         let flicker = self.turn.seen.iter().rev().find(|s| {
             s.what == Trace::Glitch && s.t > lifted && between(from, s.square).contains(m.to())
         })?;
-        let on =
-            self.game.legal().iter().copied().find(|l| {
-                l.from() == Some(from) && l.to() == flicker.square && l.role() == m.role()
-            })?;
-        (!on.is_capture()).then_some(Hold {
+        let on = self
+            .game
+            .legal()
+            .iter()
+            .copied()
+            .find(|l| l.from() == Some(from) && l.to() == flicker.square && !l.is_capture())?;
+        Some(Hold {
             held: Held::Move(on),
             since: flicker.t,
             ..h.clone()
