@@ -152,6 +152,17 @@ fn split_words<'a>(line: &'a str, words: &mut Vec<&'a str>) {
 /// default board.
 pub fn parse_script(text: &str, boards: &[String]) -> Result<Vec<Line>, ScriptError> {
     let mut lines = Vec::new();
+    parse_script_into(text, boards, |line| lines.push(line))?;
+    Ok(lines)
+}
+
+/// Parses a script, handing each line to `lines` as it is read (`replay` runs the engine on
+/// them while the rest is parsed). On an error, the lines before it have been handed on.
+pub fn parse_script_into(
+    text: &str,
+    boards: &[String],
+    mut lines: impl FnMut(Line),
+) -> Result<(), ScriptError> {
     let mut prev: Millis = 0;
     let mut all_words: Vec<&str> = Vec::new();
     for (i, raw) in text_lines(text).enumerate() {
@@ -183,7 +194,7 @@ pub fn parse_script(text: &str, boards: &[String]) -> Result<Vec<Line>, ScriptEr
                     } else {
                         Verb::Place(sq)
                     };
-                    lines.push(Line {
+                    lines(Line {
                         line_no,
                         t,
                         board: 0,
@@ -258,7 +269,7 @@ pub fn parse_script(text: &str, boards: &[String]) -> Result<Vec<Line>, ScriptEr
             want(1)?;
             let ms = millis(args[0], "wait").map_err(err)?;
             let at = explicit.unwrap_or(prev);
-            lines.push(Line {
+            lines(Line {
                 line_no,
                 t: at,
                 board,
@@ -322,7 +333,7 @@ pub fn parse_script(text: &str, boards: &[String]) -> Result<Vec<Line>, ScriptEr
                 )))
             }
         };
-        lines.push(Line {
+        lines(Line {
             line_no,
             t,
             board,
@@ -330,7 +341,7 @@ pub fn parse_script(text: &str, boards: &[String]) -> Result<Vec<Line>, ScriptEr
         });
         prev = t;
     }
-    Ok(lines)
+    Ok(())
 }
 
 /// Runs parsed lines through a fresh engine, handing every event to `sink` in time order.
@@ -347,24 +358,35 @@ pub fn run_boards(
     players: &[Option<shakmaty::Color>],
     sink: impl FnMut(usize, Event),
 ) -> Engine {
+    run_lines(lines.iter().cloned(), settings, players, sink)
+}
+
+/// [`run_boards`] on lines as they come (from a parser still reading the script).
+pub fn run_lines(
+    lines: impl IntoIterator<Item = Line>,
+    settings: Settings,
+    players: &[Option<shakmaty::Color>],
+    sink: impl FnMut(usize, Event),
+) -> Engine {
     let mut engine = Table::new(settings, players);
-    let start = match lines.first() {
+    let mut lines = lines.into_iter().peekable();
+    let start = match lines.peek() {
         Some(Line {
             verb: Verb::Setup(_),
             ..
         }) => None,
         _ => Some((0, Step::Setup(Chess::default()))),
     };
-    let steps = lines.iter().map(|line| {
+    let steps = lines.map(|line| {
         let board = line.board;
         let reading = |r| Step::Input(board, SimInput::Reading(r));
-        let step = match &line.verb {
-            Verb::Setup(pos) => Step::Setup(pos.as_deref().cloned().unwrap_or_default()),
-            Verb::Lift(sq) => reading(Reading::Square(*sq, EMPTY)),
-            Verb::Place(sq) => reading(Reading::Square(*sq, OCCUPIED)),
-            Verb::Occupancy(mask) => reading(Reading::occupancy(*mask)),
-            Verb::Press(b) => Step::Input(board, SimInput::Press(*b)),
-            Verb::Wait(ms) => Step::Wait(*ms),
+        let step = match line.verb {
+            Verb::Setup(pos) => Step::Setup(pos.map(|p| *p).unwrap_or_default()),
+            Verb::Lift(sq) => reading(Reading::Square(sq, EMPTY)),
+            Verb::Place(sq) => reading(Reading::Square(sq, OCCUPIED)),
+            Verb::Occupancy(mask) => reading(Reading::occupancy(mask)),
+            Verb::Press(b) => Step::Input(board, SimInput::Press(b)),
+            Verb::Wait(ms) => Step::Wait(ms),
         };
         (line.t, step)
     });

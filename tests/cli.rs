@@ -82,6 +82,30 @@ fn a_malformed_script_exits_2_naming_the_line_and_prints_no_events() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("line 2: time goes backwards"));
 }
 
+/// `replay` runs the engine while the script is still being parsed: an error far down a long
+/// script (the engine has long made moves by then) still prints nothing and writes no PGN.
+#[test]
+fn an_error_at_the_end_of_a_long_script_prints_nothing_either() {
+    let games = "setup startpos\n+100 lift e2\n+200 place e4\n+600 lift e7\n+200 place e5\n+2000 wait 0\n";
+    let good = games.repeat(3000);
+    let pgn = std::env::temp_dir().join(format!("chessboardd-cli-late-{}.pgn", std::process::id()));
+    let pgn_arg = pgn.to_str().unwrap();
+    // The same script without its last line is read to the end: moves, and a PGN.
+    let o = replay_stdin(&["--pgn", pgn_arg], &good);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        lines(&o).iter().filter(|e| e["type"] == "move").count(),
+        6000
+    );
+    assert!(std::fs::remove_file(&pgn).is_ok(), "the PGN was written");
+    let o = replay_stdin(&["--pgn", pgn_arg], &format!("{good}+100 lift e9\n"));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(o.stdout.is_empty(), "nothing half-done");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("line 18001: 'e9' is not a square"), "{err}");
+    assert!(!pgn.exists(), "no PGN of a script that did not parse");
+}
+
 #[test]
 fn a_bad_config_exits_78_naming_file_line_and_setting() {
     let cfg = tmp("bad.toml", "[rules]\nmode = \"blitzkrieg\"\n");

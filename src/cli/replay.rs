@@ -48,42 +48,74 @@ pub fn run(args: ReplayArgs) -> Result<(), Fail> {
             .map_err(|e| Fail(EXIT_SCRIPT, format!("cannot read {script}: {e}")))?;
         read(&mut f, &script)?
     };
-    let lines = replay::parse_script(&text, &cfg.board_names())
-        .map_err(|e| Fail(EXIT_SCRIPT, e.to_string()))?;
-    let settings = cfg.engine.clone();
-    // The events are written by a thread of their own, in batches, while the engine goes on.
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<(usize, chessboardd::engine::Event)>>(16);
-    // With several boards every event says on which board it happened.
     let names = cfg.board_names();
-    let writer = std::thread::spawn(move || {
-        let stdout = std::io::stdout();
-        let mut w = BufWriter::with_capacity(1 << 20, stdout.lock());
-        let mut line = Vec::with_capacity(512);
-        for batch in rx {
-            for (b, e) in batch {
-                let board = (names.len() > 1).then(|| names.get(b).map_or("", String::as_str));
-                line.clear();
-                e.write_json(&mut line, board);
-                line.push(b'\n');
-                // A closed pipe (`replay | head`) ends the printing, not the replay.
-                if w.write_all(&line).is_err() {
-                    return;
+    let settings = cfg.engine.clone();
+    let players = cfg.players();
+    // Three threads: the parser hands the script's lines on in chunks, the engine runs on them
+    // as they come, and the writer prints the events in batches. Nothing is printed before the
+    // whole script is known to be well formed (a malformed one prints nothing): the writer
+    // waits for the parser's verdict, which comes long before the engine has done.
+    let (engine, parsed) = std::thread::scope(|s| {
+        let (line_tx, line_rx) = std::sync::mpsc::sync_channel::<Vec<replay::Line>>(64);
+        let (verdict_tx, verdict_rx) = std::sync::mpsc::sync_channel::<bool>(1);
+        let (text, names) = (&text, &names);
+        let parser = s.spawn(move || {
+            const CHUNK: usize = 2048;
+            let mut chunk = Vec::with_capacity(CHUNK);
+            let parsed = replay::parse_script_into(text, names, |line| {
+                chunk.push(line);
+                if chunk.len() == CHUNK {
+                    let _ = line_tx.send(std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK)));
+                }
+            });
+            let _ = verdict_tx.send(parsed.is_ok());
+            if parsed.is_ok() {
+                let _ = line_tx.send(chunk);
+            }
+            drop(line_tx);
+            parsed
+        });
+        let (tx, rx) =
+            std::sync::mpsc::sync_channel::<Vec<(usize, chessboardd::engine::Event)>>(16);
+        // With several boards every event says on which board it happened.
+        s.spawn(move || {
+            if verdict_rx.recv() != Ok(true) {
+                return;
+            }
+            let stdout = std::io::stdout();
+            let mut w = BufWriter::with_capacity(1 << 20, stdout.lock());
+            let mut line = Vec::with_capacity(512);
+            for batch in rx {
+                for (b, e) in batch {
+                    let board = (names.len() > 1).then(|| names.get(b).map_or("", String::as_str));
+                    line.clear();
+                    e.write_json(&mut line, board);
+                    line.push(b'\n');
+                    // A closed pipe (`replay | head`) ends the printing, not the replay.
+                    if w.write_all(&line).is_err() {
+                        return;
+                    }
                 }
             }
-        }
-        let _ = w.flush();
+            let _ = w.flush();
+        });
+        const BATCH: usize = 1024;
+        let mut batch = Vec::with_capacity(BATCH);
+        let engine =
+            replay::run_lines(line_rx.into_iter().flatten(), settings, &players, |b, e| {
+                batch.push((b, e));
+                if batch.len() == BATCH {
+                    let _ = tx.send(std::mem::replace(&mut batch, Vec::with_capacity(BATCH)));
+                }
+            });
+        let _ = tx.send(batch);
+        drop(tx);
+        let parsed = parser
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p));
+        (engine, parsed)
     });
-    const BATCH: usize = 1024;
-    let mut batch = Vec::with_capacity(BATCH);
-    let engine = replay::run_boards(&lines, settings, &cfg.players(), |b, e| {
-        batch.push((b, e));
-        if batch.len() == BATCH {
-            let _ = tx.send(std::mem::replace(&mut batch, Vec::with_capacity(BATCH)));
-        }
-    });
-    let _ = tx.send(batch);
-    drop(tx);
-    let _ = writer.join();
+    parsed.map_err(|e| Fail(EXIT_SCRIPT, e.to_string()))?;
     if let Some(out) = &pgn_out {
         std::fs::write(out, engine.pgn())
             .map_err(|e| Fail(1, format!("cannot write {}: {e}", out.display())))?;
