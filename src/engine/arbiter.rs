@@ -752,7 +752,7 @@ impl Engine {
                 ply,
                 color,
                 uci: recognise::uci(m),
-                san: san.to_string(),
+                san: recognise::san_text(san),
                 fen: fen_of(&self.game.pos),
                 say,
                 white_ms: clocks.map(|c| c.0),

@@ -165,9 +165,10 @@ impl Engine {
 
     /// Takes the debouncer's glitches into the turn's observations; says whether there were any.
     pub(super) fn note_glitches(&mut self) -> bool {
-        let glitches = self.deb.take_glitches();
         let logged = self.logging();
-        for &(t, sq) in &glitches {
+        let mut any = false;
+        for (t, sq) in self.deb.drain_glitches() {
+            any = true;
             let glitch = Seen {
                 t,
                 square: sq,
@@ -186,18 +187,18 @@ impl Engine {
                 self.log.insert(at, glitch);
             }
         }
-        !glitches.is_empty()
+        any
     }
 
     /// Takes the debouncer's echoes (squares read again as they stood) into the log for the
     /// stories; says whether there were any.
     pub(super) fn note_echoes(&mut self) -> bool {
-        let echoes = self.deb.take_echoes();
         if !self.logging() {
+            self.deb.drain_echoes();
             return false;
         }
         let mut any = false;
-        for (t, sq, state) in echoes {
+        for (t, sq, state) in self.deb.drain_echoes() {
             let what = Trace::Echo {
                 occupied: state != EMPTY,
             };

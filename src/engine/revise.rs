@@ -899,7 +899,7 @@ impl Engine {
     fn withdraw(&mut self, plies: usize, moves: &[Move], out: &mut Vec<Event>) {
         let withdrawn: Vec<String> = self.game.plies[plies.min(self.game.plies.len())..]
             .iter()
-            .map(|p| p.san.to_string())
+            .map(|p| recognise::san_text(p.san))
             .collect();
         let rulings: Vec<&'static str> = self
             .rulings

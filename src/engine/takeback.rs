@@ -4,7 +4,7 @@
 use shakmaty::{Move, Position, Role};
 
 use super::arbiter::{Engine, Takeback};
-use super::decoder::recognise::occupancy_after;
+use super::decoder::recognise::{self, occupancy_after};
 use super::event::{Event, EventKind, Millis, Priority};
 use super::game::ply_number;
 
@@ -90,7 +90,7 @@ impl Engine {
             out,
             EventKind::Takeback {
                 ply: ply_no,
-                san: ply.san.to_string(),
+                san: recognise::san_text(ply.san),
             },
         );
         let said = self.s.phrases.announce(&ply.san, ply.m);

@@ -33,6 +33,30 @@ pub fn sentences(text: &str) -> String {
     out
 }
 
+/// [`sentences`] on a text of one's own: capitalised in place (no copy) where every capital is
+/// an ASCII letter, as in every move announced.
+pub fn into_sentences(mut text: String) -> String {
+    let mut start = true;
+    let mut prev = ' ';
+    let mut i = 0;
+    while let Some(c) = text[i..].chars().next() {
+        if c.is_whitespace() {
+            if matches!(prev, '.' | '!' | '?') {
+                start = true;
+            }
+        } else if std::mem::take(&mut start) && c.is_lowercase() {
+            if !c.is_ascii() {
+                // (A capital of another length: written out afresh.)
+                return sentences(&text);
+            }
+            text[i..i + 1].make_ascii_uppercase();
+        }
+        prev = c;
+        i += c.len_utf8();
+    }
+    text
+}
+
 /// Builds every sentence the daemon speaks, in one language and style.
 #[derive(Clone, Debug)]
 pub struct Phrases {
@@ -123,7 +147,7 @@ impl Phrases {
             None => {}
         }
         // An announcement is a sentence of its own ("Castles kingside", "Echo four").
-        sentences(&out)
+        into_sentences(out)
     }
 
     /// "Feld Hector vier flackert": the board keeps reporting a square.
@@ -819,6 +843,28 @@ mod tests {
         );
         assert_eq!(sentences("ärger! über? ja"), "Ärger! Über? Ja");
         assert_eq!(sentences(""), "");
+    }
+
+    #[test]
+    fn sentences_in_place_are_the_sentences_written_afresh() {
+        for text in [
+            "noch 5 Minuten",
+            "o mutare. negrul la mutare",
+            "5 Züge. weiß am Zug",
+            "1. eva vier, 1... echo five",
+            "ärger! über? ja",
+            "ja. ärger",
+            "ǆ x. ß y",
+            "a.b c! d",
+            "  leer  ",
+            "",
+        ] {
+            assert_eq!(
+                into_sentences(text.to_string()),
+                sentences(text),
+                "{text:?}"
+            );
+        }
     }
 
     /// Whether `text` begins as a sentence does: with a capital letter (or a number).

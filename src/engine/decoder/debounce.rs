@@ -197,15 +197,16 @@ impl Debouncer {
         self.settled_at[i] = self.since[i];
     }
 
-    /// The glitches recorded since the last call, oldest first.
-    pub fn take_glitches(&mut self) -> Vec<(Millis, Square)> {
-        std::mem::take(&mut self.glitches)
+    /// The glitches recorded since the last call, oldest first (taken out as they are read;
+    /// the list keeps its room).
+    pub fn drain_glitches(&mut self) -> std::vec::Drain<'_, (Millis, Square)> {
+        self.glitches.drain(..)
     }
 
     /// The echoes recorded since the last call (the square, and the state it was read in
     /// again), oldest first.
-    pub fn take_echoes(&mut self) -> Vec<(Millis, Square, SquareState)> {
-        std::mem::take(&mut self.echoes)
+    pub fn drain_echoes(&mut self) -> std::vec::Drain<'_, (Millis, Square, SquareState)> {
+        self.echoes.drain(..)
     }
 
     /// Removes and returns the earliest change that is stable at time `now`, if any.
@@ -306,8 +307,11 @@ mod tests {
             }]
         );
         assert_eq!(d.pop_due_batch(1000), vec![]);
-        assert_eq!(d.take_glitches(), vec![(110, Square::H2)]);
-        assert_eq!(d.take_glitches(), vec![]);
+        assert_eq!(
+            d.drain_glitches().collect::<Vec<_>>(),
+            vec![(110, Square::H2)]
+        );
+        assert_eq!(d.drain_glitches().collect::<Vec<_>>(), vec![]);
     }
 
     /// A flicker whose return a whole-board report shows first: the flicker's own reading of
@@ -320,11 +324,14 @@ mod tests {
         d.frame_reading(141_767, Square::B5, OCCUPIED);
         d.reading(141_767, Square::B5, OCCUPIED);
         assert_eq!(d.pop_due_batch(200_000), vec![]);
-        assert_eq!(d.take_glitches(), vec![(141_767, Square::B5)]);
-        assert_eq!(d.take_echoes(), vec![]);
+        assert_eq!(
+            d.drain_glitches().collect::<Vec<_>>(),
+            vec![(141_767, Square::B5)]
+        );
+        assert_eq!(d.drain_echoes().collect::<Vec<_>>(), vec![]);
         // Read again much later, as it stood: that is an echo.
         d.reading(141_767 + ECHO_LATE_MS + 1, Square::B5, OCCUPIED);
-        assert_eq!(d.take_echoes().len(), 1);
+        assert_eq!(d.drain_echoes().collect::<Vec<_>>().len(), 1);
     }
 
     #[test]
@@ -347,14 +354,14 @@ mod tests {
         // d5 read filled again long after the report: an echo.
         d.reading(100 + ECHO_LATE_MS + 500, Square::D5, OCCUPIED);
         assert_eq!(
-            d.take_echoes(),
+            d.drain_echoes().collect::<Vec<_>>(),
             vec![
                 (100, Square::B3, EMPTY),
                 (950, Square::E6, OCCUPIED),
                 (100 + ECHO_LATE_MS + 500, Square::D5, OCCUPIED)
             ]
         );
-        assert_eq!(d.take_echoes(), vec![]);
+        assert_eq!(d.drain_echoes().collect::<Vec<_>>(), vec![]);
     }
 
     #[test]

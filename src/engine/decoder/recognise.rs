@@ -6,6 +6,7 @@
 //! shows the position after it and every piece it captured was seen leaving the board. The
 //! order of lifts and placements therefore does not matter, which is how people really move.
 
+use shakmaty::san::SanPlus;
 use shakmaty::{
     Bitboard, CastlingMode, Chess, Color, File, Move, MoveList, Piece, Position, Rank, Role, Square,
 };
@@ -116,7 +117,17 @@ pub fn king_to(color: Color, m: &Move) -> Option<Square> {
 
 /// UCI notation of a move, castling as the king's two-square move ("e1g1").
 pub fn uci(m: Move) -> String {
-    m.to_uci(CastlingMode::Standard).to_string()
+    let mut text = String::with_capacity(5);
+    m.to_uci(CastlingMode::Standard).append_to_string(&mut text);
+    text
+}
+
+/// A move in SAN as the events and the record write it ("Nbxd7+"), written at once (not a
+/// character at a time through the formatter: it is written for every move).
+pub fn san_text(san: SanPlus) -> String {
+    let mut text = String::with_capacity(8);
+    san.append_to_string(&mut text);
+    text
 }
 
 /// A queen, rook or bishop that stopped on a square from which it could slide on along the same
@@ -152,8 +163,8 @@ pub fn could_slide_on(pos: &Chess, m: &Move) -> bool {
 /// colour standing there now (the captured piece swept off and replaced, a promotion included).
 pub fn matching_moves(pos: &Chess, legal: &Legal, phys: &Physical, vacated: Bitboard) -> Vec<Move> {
     let turn = pos.turn();
-    let mut found = Vec::new();
-    for m in legal.leaving(pos, phys.occupied()) {
+    let mut found = legal.leaving(pos, phys.occupied());
+    found.retain(|&m| {
         if let Move::Normal {
             capture: Some(_),
             to,
@@ -162,7 +173,7 @@ pub fn matching_moves(pos: &Chess, legal: &Legal, phys: &Physical, vacated: Bitb
         {
             let replaced = phys.piece(to).is_some_and(|p| p.color == turn);
             if !vacated.contains(to) && !replaced {
-                continue;
+                return false;
             }
         }
         if phys.ids() {
@@ -175,16 +186,13 @@ pub fn matching_moves(pos: &Chess, legal: &Legal, phys: &Physical, vacated: Bitb
                         color: turn,
                         role: Role::Pawn,
                     });
-            let ok = filled.into_iter().all(|sq| {
+            return filled.into_iter().all(|sq| {
                 let code = phys.code(sq);
                 code < 2 || pawn_on_last || after.board().piece_at(sq).map(piece_code) == Some(code)
             });
-            if !ok {
-                continue;
-            }
         }
-        found.push(m);
-    }
+        true
+    });
     found
 }
 
@@ -365,6 +373,29 @@ mod tests {
 
     /// UCI as the events have always written it: castling as the king's two-square move,
     /// promotions with the piece's small letter, en passant as the pawn's move.
+    /// Written at once, SAN and UCI are what shakmaty's `Display` writes: every legal move of
+    /// positions with castling, promotions (with capture and check), en passant, mate.
+    #[test]
+    fn san_and_uci_are_written_as_display_writes_them() {
+        for fen in [
+            "r3k2r/pPpp1ppp/8/3Pp3/8/8/P1PP1PPP/R3K2R w KQkq e6 0 1",
+            "1r2k3/P4P2/8/8/8/8/6p1/R3K2R b KQ - 0 1",
+            "6k1/5ppp/8/8/8/8/8/R3K1R1 w - - 0 1",
+            "rnbqkbnr/pppppppp/8/8/8/N4N2/PPPPPPPP/R1BQKB1R w KQkq - 0 1",
+        ] {
+            let p = pos(fen);
+            for m in p.legal_moves() {
+                let san = SanPlus::from_move(p.clone(), m);
+                assert_eq!(san_text(san), san.to_string(), "{fen} {m:?}");
+                assert_eq!(
+                    uci(m),
+                    m.to_uci(CastlingMode::Standard).to_string(),
+                    "{fen} {m:?}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn uci_is_written_as_the_kings_move_for_castling() {
         let said = |fen: &str, san: &str| {
