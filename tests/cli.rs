@@ -86,7 +86,8 @@ fn a_malformed_script_exits_2_naming_the_line_and_prints_no_events() {
 /// script (the engine has long made moves by then) still prints nothing and writes no PGN.
 #[test]
 fn an_error_at_the_end_of_a_long_script_prints_nothing_either() {
-    let games = "setup startpos\n+100 lift e2\n+200 place e4\n+600 lift e7\n+200 place e5\n+2000 wait 0\n";
+    let games =
+        "setup startpos\n+100 lift e2\n+200 place e4\n+600 lift e7\n+200 place e5\n+2000 wait 0\n";
     let good = games.repeat(3000);
     let pgn = std::env::temp_dir().join(format!("chessboardd-cli-late-{}.pgn", std::process::id()));
     let pgn_arg = pgn.to_str().unwrap();

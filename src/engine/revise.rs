@@ -130,6 +130,35 @@ fn richest(stories: &[Story], cost: u32) -> Option<&Story> {
     }
 }
 
+/// Of the stories costing `cost`, the one alone in taking as late no change whose square
+/// chattered as it was read (a glitch within `chatter_ms` of it: a change is logged when it
+/// has stood for the debounce time), if one is: a reading that comes late is one reading sent
+/// again, while a piece set down or lifted makes the switch chatter there and then.
+fn chatter_not_late<'a>(
+    stories: &'a [Story],
+    cost: u32,
+    log: &[Seen],
+    chatter_ms: Millis,
+) -> Option<&'a Story> {
+    let chattered = |i: usize| {
+        let seen = &log[i];
+        log.iter().any(|g| {
+            g.what == Trace::Glitch && g.square == seen.square && g.t.abs_diff(seen.t) <= chatter_ms
+        })
+    };
+    let tied: Vec<(&Story, usize)> = stories
+        .iter()
+        .filter(|s| s.cost == cost)
+        .map(|s| (s, s.late.iter().filter(|&&i| chattered(i)).count()))
+        .collect();
+    let least = tied.iter().map(|&(_, n)| n).min()?;
+    let mut top = tied.iter().filter(|&&(_, n)| n == least);
+    match (top.next(), top.next()) {
+        (Some(&(s, _)), None) => Some(s),
+        _ => None,
+    }
+}
+
 impl Engine {
     /// The position every explanation agrees on.
     pub(super) fn agreed_position(&self) -> Chess {
@@ -514,7 +543,16 @@ impl Engine {
             // (Rivals a little dearer, at the horizon: the cheapest is taken, marked.)
             let at_horizon = at_horizon(&candidate);
             let richest = (rival == candidate.cost && at_horizon)
-                .then(|| richest(&found.stories, candidate.cost))
+                .then(|| {
+                    richest(&found.stories, candidate.cost).or_else(|| {
+                        chatter_not_late(
+                            &found.stories,
+                            candidate.cost,
+                            &self.log,
+                            2 * self.s.debounce_ms,
+                        )
+                    })
+                })
                 .flatten();
             match richest {
                 Some(s) => {

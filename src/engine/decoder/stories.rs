@@ -183,6 +183,8 @@ pub struct Story {
     pub beyond: Verdict,
     /// The observations the moves account for (indices into the log, ascending).
     pub matched: Vec<usize>,
+    /// Those of them the story takes as seen out of their order: readings that came late.
+    pub late: Vec<usize>,
     /// Some of the moves were seen only at once (in one whole-board report): the board does not
     /// tell their order.
     pub unordered: bool,
@@ -1299,9 +1301,13 @@ impl<'a> Search<'a> {
                 }
             }
         }
-        let times = {
+        let (times, late) = {
             let scratch = self.scratch.borrow();
-            self.times(&when, &scratch.order, &scratch.in_order)
+            let late = (scratch.order.iter().zip(&scratch.in_order))
+                .filter(|&(&(_, k, _), &kept)| !kept && k < self.moves.len())
+                .map(|(&(_, _, i), _)| i)
+                .collect();
+            (self.times(&when, &scratch.order, &scratch.in_order), late)
         };
         let mut matched: Vec<usize> = self.assigned.iter().map(|&(i, _)| i).collect();
         matched.sort_unstable();
@@ -1313,6 +1319,7 @@ impl<'a> Search<'a> {
             owed,
             beyond,
             matched,
+            late,
             unordered,
         };
         self.keep(story);
@@ -2455,6 +2462,7 @@ mod tests {
             owed: Bitboard::EMPTY,
             beyond: Verdict::Home,
             matched: Vec::new(),
+            late: Vec::new(),
             unordered: false,
         };
         let mut found = Found {
