@@ -36,6 +36,22 @@ fn replay_stdin(args: &[&str], script: &str) -> Output {
     child.wait_with_output().unwrap()
 }
 
+/// [`replay_stdin`], failing when the replay has not ended within a minute (rather than
+/// waiting for ever on a replay that stopped).
+fn replay_stdin_within_a_minute(args: &[&str], script: &str) -> Output {
+    let (args, script): (Vec<String>, String) = (
+        args.iter().map(|a| a.to_string()).collect(),
+        script.to_string(),
+    );
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let _ = tx.send(replay_stdin(&args, &script));
+    });
+    rx.recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the replay ends within a minute")
+}
+
 fn lines(o: &Output) -> Vec<serde_json::Value> {
     String::from_utf8_lossy(&o.stdout)
         .lines()
@@ -82,28 +98,30 @@ fn a_malformed_script_exits_2_naming_the_line_and_prints_no_events() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("line 2: time goes backwards"));
 }
 
-/// `replay` runs the engine while the script is still being parsed: an error far down a long
-/// script (the engine has long made moves by then) still prints nothing and writes no PGN.
+/// `replay` runs the engine while the script is still being parsed: a script longer than the
+/// lines and events its threads hand on at once is read to its end (it once stopped there for
+/// ever), and an error far down it (the engine has long made moves by then) still prints
+/// nothing and writes no PGN.
 #[test]
-fn an_error_at_the_end_of_a_long_script_prints_nothing_either() {
+fn a_long_script_is_read_to_its_end_and_an_error_at_its_end_prints_nothing() {
     let games =
         "setup startpos\n+100 lift e2\n+200 place e4\n+600 lift e7\n+200 place e5\n+2000 wait 0\n";
-    let good = games.repeat(3000);
+    let good = games.repeat(40_000);
     let pgn = std::env::temp_dir().join(format!("chessboardd-cli-late-{}.pgn", std::process::id()));
     let pgn_arg = pgn.to_str().unwrap();
     // The same script without its last line is read to the end: moves, and a PGN.
-    let o = replay_stdin(&["--pgn", pgn_arg], &good);
+    let o = replay_stdin_within_a_minute(&["--pgn", pgn_arg], &good);
     assert_eq!(o.status.code(), Some(0));
     assert_eq!(
         lines(&o).iter().filter(|e| e["type"] == "move").count(),
-        6000
+        80_000
     );
     assert!(std::fs::remove_file(&pgn).is_ok(), "the PGN was written");
-    let o = replay_stdin(&["--pgn", pgn_arg], &format!("{good}+100 lift e9\n"));
+    let o = replay_stdin_within_a_minute(&["--pgn", pgn_arg], &format!("{good}+100 lift e9\n"));
     assert_eq!(o.status.code(), Some(2));
     assert!(o.stdout.is_empty(), "nothing half-done");
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("line 18001: 'e9' is not a square"), "{err}");
+    assert!(err.contains("line 240001: 'e9' is not a square"), "{err}");
     assert!(!pgn.exists(), "no PGN of a script that did not parse");
 }
 

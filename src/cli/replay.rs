@@ -53,12 +53,18 @@ pub fn run(args: ReplayArgs) -> Result<(), Fail> {
     let players = cfg.players();
     // Three threads: the parser hands the script's lines on in chunks, the engine runs on them
     // as they come, and the writer prints the events in batches. Nothing is printed before the
-    // whole script is known to be well formed (a malformed one prints nothing): the writer
-    // waits for the parser's verdict, which comes long before the engine has done.
+    // whole script is known to be well formed (a malformed one prints nothing): the parser's
+    // verdict comes to the writer among the engine's batches, and the writer keeps what comes
+    // before it (it always reads on, so neither the engine nor the parser ever waits on it).
+    enum Out {
+        Verdict(bool),
+        Batch(Vec<(usize, chessboardd::engine::Event)>),
+    }
     let (engine, parsed) = std::thread::scope(|s| {
         let (line_tx, line_rx) = std::sync::mpsc::sync_channel::<Vec<replay::Line>>(64);
-        let (verdict_tx, verdict_rx) = std::sync::mpsc::sync_channel::<bool>(1);
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Out>(16);
         let (text, names) = (&text, &names);
+        let verdict_tx = tx.clone();
         let parser = s.spawn(move || {
             const CHUNK: usize = 2048;
             let mut chunk = Vec::with_capacity(CHUNK);
@@ -68,24 +74,33 @@ pub fn run(args: ReplayArgs) -> Result<(), Fail> {
                     let _ = line_tx.send(std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK)));
                 }
             });
-            let _ = verdict_tx.send(parsed.is_ok());
             if parsed.is_ok() {
                 let _ = line_tx.send(chunk);
             }
             drop(line_tx);
+            let _ = verdict_tx.send(Out::Verdict(parsed.is_ok()));
             parsed
         });
-        let (tx, rx) =
-            std::sync::mpsc::sync_channel::<Vec<(usize, chessboardd::engine::Event)>>(16);
         // With several boards every event says on which board it happened.
         s.spawn(move || {
-            if verdict_rx.recv() != Ok(true) {
-                return;
-            }
             let stdout = std::io::stdout();
             let mut w = BufWriter::with_capacity(1 << 20, stdout.lock());
             let mut line = Vec::with_capacity(512);
-            for batch in rx {
+            let mut kept = Vec::new();
+            let mut well_formed = false;
+            for out in rx {
+                let batch = match out {
+                    Out::Verdict(false) => return,
+                    Out::Verdict(true) => {
+                        well_formed = true;
+                        std::mem::take(&mut kept).into_iter().flatten().collect()
+                    }
+                    Out::Batch(batch) if !well_formed => {
+                        kept.push(batch);
+                        continue;
+                    }
+                    Out::Batch(batch) => batch,
+                };
                 for (b, e) in batch {
                     let board = (names.len() > 1).then(|| names.get(b).map_or("", String::as_str));
                     line.clear();
@@ -105,10 +120,11 @@ pub fn run(args: ReplayArgs) -> Result<(), Fail> {
             replay::run_lines(line_rx.into_iter().flatten(), settings, &players, |b, e| {
                 batch.push((b, e));
                 if batch.len() == BATCH {
-                    let _ = tx.send(std::mem::replace(&mut batch, Vec::with_capacity(BATCH)));
+                    let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
+                    let _ = tx.send(Out::Batch(full));
                 }
             });
-        let _ = tx.send(batch);
+        let _ = tx.send(Out::Batch(batch));
         drop(tx);
         let parsed = parser
             .join()
