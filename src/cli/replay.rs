@@ -81,7 +81,6 @@ pub fn run(args: ReplayArgs) -> Result<(), Fail> {
             let _ = verdict_tx.send(Out::Verdict(parsed.is_ok()));
             parsed
         });
-        // With several boards every event says on which board it happened.
         s.spawn(move || {
             let stdout = std::io::stdout();
             let mut w = BufWriter::with_capacity(1 << 20, stdout.lock());
@@ -102,6 +101,7 @@ pub fn run(args: ReplayArgs) -> Result<(), Fail> {
                     Out::Batch(batch) => batch,
                 };
                 for (b, e) in batch {
+                    // With several boards every event says on which board it happened.
                     let board = (names.len() > 1).then(|| names.get(b).map_or("", String::as_str));
                     line.clear();
                     e.write_json(&mut line, board);

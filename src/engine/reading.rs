@@ -194,6 +194,7 @@ impl Engine {
     /// stories; says whether there were any.
     pub(super) fn note_echoes(&mut self) -> bool {
         if !self.logging() {
+            // (Dropped: the list is emptied.)
             self.deb.drain_echoes();
             return false;
         }

@@ -539,7 +539,8 @@ impl Engine {
             // Rivals the players' moves have not told apart as far as a story reaches (the
             // next move would leave every story behind): waiting tells no more. The one whose
             // moves capture the most is taken, marked, if one does (typically: which piece a
-            // capture on a square that stayed full took, while the board was not heard).
+            // capture on a square that stayed full took, while the board was not heard); else
+            // the one alone in taking no chattering change as late (`chatter_not_late`).
             // (Rivals a little dearer, at the horizon: the cheapest is taken, marked.)
             let at_horizon = at_horizon(&candidate);
             let richest = (rival == candidate.cost && at_horizon)

@@ -46,7 +46,7 @@ pub fn into_sentences(mut text: String) -> String {
             }
         } else if std::mem::take(&mut start) && c.is_lowercase() {
             if !c.is_ascii() {
-                // (A capital of another length: written out afresh.)
+                // (Not an ASCII letter: its capital may be longer; written out afresh.)
                 return sentences(&text);
             }
             text[i..i + 1].make_ascii_uppercase();

@@ -371,8 +371,6 @@ mod tests {
             .unwrap()
     }
 
-    /// UCI as the events have always written it: castling as the king's two-square move,
-    /// promotions with the piece's small letter, en passant as the pawn's move.
     /// Written at once, SAN and UCI are what shakmaty's `Display` writes: every legal move of
     /// positions with castling, promotions (with capture and check), en passant, mate.
     #[test]
@@ -396,6 +394,8 @@ mod tests {
         }
     }
 
+    /// UCI as the events have always written it: castling as the king's two-square move,
+    /// promotions with the piece's small letter, en passant as the pawn's move.
     #[test]
     fn uci_is_written_as_the_kings_move_for_castling() {
         let said = |fen: &str, san: &str| {
