@@ -169,10 +169,7 @@ impl Engine {
         let p = self.s.phrases.clone();
         let w = &p.words;
         let text = match q {
-            Query::Last => self
-                .last_say
-                .clone()
-                .unwrap_or_else(|| w.no_move_yet.clone()),
+            Query::Last => self.last_say().unwrap_or_else(|| w.no_move_yet.clone()),
             Query::Moves(n) => {
                 let plies = &self.game.plies;
                 let from = plies.len().saturating_sub(n.max(1) as usize);

@@ -169,6 +169,17 @@ pub(super) struct Mismatch {
     pub owe_restored: bool,
 }
 
+/// What was said last of the game's moves.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum LastSaid {
+    Nothing,
+    /// The last move's announcement (made again from the record when asked: it is asked for
+    /// far less often than a move is made).
+    Move,
+    /// Another sentence: a correction's.
+    Text(String),
+}
+
 /// A story is agreed at the latest once it is this many plies old...
 pub const AGREE_AFTER_PLIES: usize = 12;
 /// ... or the log since the agreed point is this long.
@@ -205,7 +216,8 @@ pub struct Engine {
     /// Blitz (Appendix C3): the player who may claim the win after the opponent's illegal
     /// move, until he makes his own move.
     pub(super) win_claim: Option<Color>,
-    pub(super) last_say: Option<String>,
+    /// What was said last of the game's moves (`last` says it again).
+    pub(super) last_said: LastSaid,
     /// The time of the last event, so that late decisions keep events in time order.
     pub(super) last_emit: Millis,
     /// A command that waits for its confirmation, and since when.
@@ -306,6 +318,19 @@ pub(super) struct Prior {
 }
 
 impl Engine {
+    /// What was said last of the game's moves, to say again.
+    pub(super) fn last_say(&self) -> Option<String> {
+        match &self.last_said {
+            LastSaid::Nothing => None,
+            LastSaid::Move => self
+                .game
+                .plies
+                .last()
+                .map(|p| self.s.phrases.announce(&p.san, p.m)),
+            LastSaid::Text(text) => Some(text.clone()),
+        }
+    }
+
     pub fn new(s: Settings) -> Engine {
         Engine {
             deb: Debouncer::new(s.debounce_ms),
@@ -324,7 +349,7 @@ impl Engine {
             draw_offer: None,
             claim_with_move: None,
             win_claim: None,
-            last_say: None,
+            last_said: LastSaid::Nothing,
             last_emit: 0,
             unconfirmed: None,
             pressing: false,
@@ -745,7 +770,7 @@ impl Engine {
             lifted: None,
         });
         self.mismatch = Mismatch::default();
-        self.last_say = Some(say.clone());
+        self.last_said = LastSaid::Move;
         self.emit(
             out,
             EventKind::Move {

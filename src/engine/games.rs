@@ -3,7 +3,7 @@
 
 use shakmaty::{Bitboard, ByColor, Chess, Color, Move, Position};
 
-use super::arbiter::{Engine, Mismatch, Phase, Warnings};
+use super::arbiter::{Engine, LastSaid, Mismatch, Phase, Warnings};
 use super::clock::Clock;
 use super::event::{Event, EventKind, Millis, Priority};
 use super::game::{fen_of, Envelope, Game};
@@ -55,7 +55,7 @@ impl Engine {
         self.promo_ahead = None;
         self.touches_before.clear();
         self.mismatch = Mismatch::default();
-        self.last_say = None;
+        self.last_said = LastSaid::Nothing;
         self.last_change = None;
         self.new_turn();
         self.clock = self.s.time_control.clone().map(Clock::new);
@@ -130,11 +130,11 @@ impl Engine {
         self.promo_ahead = None;
         self.touches_before.clear();
         self.mismatch = Mismatch::default();
-        self.last_say = self
-            .game
-            .plies
-            .last()
-            .map(|p| self.s.phrases.announce(&p.san, p.m));
+        self.last_said = if self.game.plies.is_empty() {
+            LastSaid::Nothing
+        } else {
+            LastSaid::Move
+        };
         self.last_change = None;
         self.new_turn();
         let turn = self.game.pos.turn();
@@ -180,9 +180,7 @@ impl Engine {
         let last = if adjourned {
             w.adjourned.clone()
         } else {
-            self.last_say
-                .clone()
-                .unwrap_or_else(|| w.no_move_yet.clone())
+            self.last_say().unwrap_or_else(|| w.no_move_yet.clone())
         };
         let text = format!("{}. {last}", w.game_resumed);
         self.say(out, text, Priority::Info);
@@ -218,7 +216,7 @@ impl Engine {
         self.computer = leader.computer.clone();
         self.illegal_counts = leader.illegal_counts;
         self.draw_offer = leader.draw_offer;
-        self.last_say = leader.last_say.clone();
+        self.last_said = leader.last_said.clone();
         self.voice = leader.voice;
         self.clock = if clock { leader.clock.clone() } else { None };
         self.warnings = leader.warnings;

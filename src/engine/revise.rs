@@ -11,7 +11,9 @@
 use shakmaty::san::SanPlus;
 use shakmaty::{Chess, Move, Position, Role, Square};
 
-use super::arbiter::{Credit, Engine, Fruitless, Held, Hold, Mismatch, Phase, AGREE_AFTER_PLIES};
+use super::arbiter::{
+    Credit, Engine, Fruitless, Held, Hold, LastSaid, Mismatch, Phase, AGREE_AFTER_PLIES,
+};
 use super::decoder::log::{Seen, Trace};
 use super::decoder::recognise::{self, Verdict};
 use super::decoder::stories::{self, Found, Query, Story};
@@ -977,7 +979,7 @@ impl Engine {
         let ply = ply_number(&self.game.pos);
         let say = self.s.phrases.correction(&says);
         if !sealing {
-            self.last_say = Some(say.clone());
+            self.last_said = LastSaid::Text(say.clone());
         }
         self.emit(
             out,

@@ -3,7 +3,7 @@
 
 use shakmaty::{Move, Position, Role};
 
-use super::arbiter::{Engine, Takeback};
+use super::arbiter::{Engine, LastSaid, Takeback};
 use super::decoder::recognise::{self, occupancy_after};
 use super::event::{Event, EventKind, Millis, Priority};
 use super::game::ply_number;
@@ -79,11 +79,11 @@ impl Engine {
         // A move being sealed was the player's then to move: it is his no longer.
         self.sealing = None;
         // `last` is the move now last.
-        self.last_say = self
-            .game
-            .plies
-            .last()
-            .map(|p| self.s.phrases.announce(&p.san, p.m));
+        self.last_said = if self.game.plies.is_empty() {
+            LastSaid::Nothing
+        } else {
+            LastSaid::Move
+        };
         self.computer_executing = false;
         let ply_no = ply_number(&ply.before);
         self.emit(
