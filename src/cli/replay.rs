@@ -85,31 +85,34 @@ pub fn run(args: ReplayArgs) -> Result<(), Fail> {
             let stdout = std::io::stdout();
             let mut w = BufWriter::with_capacity(1 << 20, stdout.lock());
             let mut line = Vec::with_capacity(512);
-            let mut kept = Vec::new();
-            let mut well_formed = false;
-            for out in rx {
-                let batch = match out {
-                    Out::Verdict(false) => return,
-                    Out::Verdict(true) => {
-                        well_formed = true;
-                        std::mem::take(&mut kept).into_iter().flatten().collect()
-                    }
-                    Out::Batch(batch) if !well_formed => {
-                        kept.push(batch);
-                        continue;
-                    }
-                    Out::Batch(batch) => batch,
-                };
-                for (b, e) in batch {
+            // A closed pipe (`replay | head`) ends the printing, not the replay.
+            let mut print = |batch: Vec<(usize, chessboardd::engine::Event)>| {
+                batch.into_iter().all(|(b, e)| {
                     // With several boards every event says on which board it happened.
                     let board = (names.len() > 1).then(|| names.get(b).map_or("", String::as_str));
                     line.clear();
                     e.write_json(&mut line, board);
                     line.push(b'\n');
-                    // A closed pipe (`replay | head`) ends the printing, not the replay.
-                    if w.write_all(&line).is_err() {
-                        return;
+                    w.write_all(&line).is_ok()
+                })
+            };
+            let mut kept = Vec::new();
+            let mut well_formed = false;
+            for out in rx {
+                let printed = match out {
+                    Out::Verdict(false) => return,
+                    Out::Verdict(true) => {
+                        well_formed = true;
+                        std::mem::take(&mut kept).into_iter().all(&mut print)
                     }
+                    Out::Batch(batch) if !well_formed => {
+                        kept.push(batch);
+                        true
+                    }
+                    Out::Batch(batch) => print(batch),
+                };
+                if !printed {
+                    return;
                 }
             }
             let _ = w.flush();

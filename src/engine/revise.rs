@@ -119,13 +119,18 @@ fn richest(stories: &[Story], cost: u32) -> Option<&Story> {
             })
             .sum()
     };
-    let tied: Vec<(&Story, u32)> = stories
+    alone_least(stories, cost, |s| std::cmp::Reverse(taken(s)))
+}
+
+/// Of the stories costing `cost`, the one alone in having the least `key`, if one is.
+fn alone_least<K: Ord>(stories: &[Story], cost: u32, key: impl Fn(&Story) -> K) -> Option<&Story> {
+    let tied: Vec<(&Story, K)> = stories
         .iter()
         .filter(|s| s.cost == cost)
-        .map(|s| (s, taken(s)))
+        .map(|s| (s, key(s)))
         .collect();
-    let most = tied.iter().map(|&(_, v)| v).max()?;
-    let mut top = tied.iter().filter(|&&(_, v)| v == most);
+    let least = tied.iter().map(|(_, k)| k).min()?;
+    let mut top = tied.iter().filter(|(_, k)| k == least);
     match (top.next(), top.next()) {
         (Some(&(s, _)), None) => Some(s),
         _ => None,
@@ -148,17 +153,9 @@ fn chatter_not_late<'a>(
             g.what == Trace::Glitch && g.square == seen.square && g.t.abs_diff(seen.t) <= chatter_ms
         })
     };
-    let tied: Vec<(&Story, usize)> = stories
-        .iter()
-        .filter(|s| s.cost == cost)
-        .map(|s| (s, s.late.iter().filter(|&&i| chattered(i)).count()))
-        .collect();
-    let least = tied.iter().map(|&(_, n)| n).min()?;
-    let mut top = tied.iter().filter(|&&(_, n)| n == least);
-    match (top.next(), top.next()) {
-        (Some(&(s, _)), None) => Some(s),
-        _ => None,
-    }
+    alone_least(stories, cost, |s| {
+        s.late.iter().filter(|&&i| chattered(i)).count()
+    })
 }
 
 impl Engine {
