@@ -527,6 +527,11 @@ impl Engine {
             if matches!(s.beyond, Verdict::Moves(_)) && candidate.moves.starts_with(&s.moves) {
                 continue;
             }
+            // (The candidate's moves and more: it tells the candidate's moves as well, and what
+            // comes after them is read from there.)
+            if s.moves.len() > candidate.moves.len() && s.moves.starts_with(&candidate.moves) {
+                continue;
+            }
             if same(&s.position(&start), &end) {
                 same_end |= s.cost <= candidate.cost;
             } else {
