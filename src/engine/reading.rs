@@ -334,10 +334,31 @@ impl Engine {
         while self.turn.reported < self.turn.seen.len() {
             let s = self.turn.seen[self.turn.reported];
             self.turn.reported += 1;
+            if s.what == Trace::Lifted && s.late && self.touched_since_last_report(s.t) {
+                // A lift the board showed only in a whole-board report (its reading lost) was
+                // made any time since the report before: perhaps before the pieces touched
+                // since. The order of the touches is not known, and touch-move is not judged
+                // this turn (a rook lifted, the king's lift seen only in the report: a castling
+                // begun with the king was ruled begun with the rook, Art. 4.4b).
+                self.turn.touch_unknown = true;
+            }
             if s.what == Trace::Lifted {
                 self.at(s.t, |e| e.on_lift(s.square, s.t, out));
             }
         }
+    }
+
+    /// The player to move has touched a piece since the whole-board report before the one
+    /// at `t`.
+    fn touched_since_last_report(&self, t: Millis) -> bool {
+        let before = self
+            .reports
+            .iter()
+            .rev()
+            .find(|&&r| r < t)
+            .copied()
+            .unwrap_or(0);
+        self.turn.touches.iter().any(|touch| touch.at > before)
     }
 
     /// Who made a touch: the player to move, or (a lift of the opponent's piece read as its
