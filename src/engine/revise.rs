@@ -14,6 +14,7 @@ use shakmaty::{Chess, Move, Position, Role, Square};
 use super::arbiter::{
     Credit, Engine, Fruitless, Held, Hold, LastSaid, Mismatch, Phase, AGREE_AFTER_PLIES,
 };
+use super::decoder::debounce::EMPTY;
 use super::decoder::log::{Seen, Trace};
 use super::decoder::recognise::{self, Verdict};
 use super::decoder::stories::{self, Found, Query, Story};
@@ -584,21 +585,27 @@ impl Engine {
             return Revision::Waiting;
         }
         // Its last move a slide that may go on, set down a moment ago, the board showing
-        // nothing after it: as a slide seen made is held back.
+        // nothing after it: as a slide seen made is held back. Lifted again from where it was
+        // set down (the piece in the hand, its square empty), it goes on, or is being taken:
+        // the next reading tells. (Not after a gap: its report shows where pieces stand, not
+        // where they went by.)
         if let Some((last, before)) = candidate.moves.split_last().filter(|_| {
             !still
                 && held.is_none()
                 && candidate.moves.len() > n
-                && candidate.beyond == Verdict::Home
+                && matches!(candidate.beyond, Verdict::Home | Verdict::InProgress)
         }) {
             let mut pos = start.clone();
             for m in before {
                 pos.play_unchecked(*m);
             }
             let done = candidate.times.last().copied().unwrap_or(self.now);
-            if recognise::could_slide_on(&pos, last)
-                && self.now.saturating_sub(done) < self.s.settle_ms
-            {
+            let lifted_again = self.phys.code(last.to()) == EMPTY;
+            let waits = match candidate.beyond {
+                Verdict::Home => self.now.saturating_sub(done) < self.s.settle_ms,
+                _ => lifted_again && self.gaps.is_empty(),
+            };
+            if waits && recognise::could_slide_on(&pos, last) {
                 return Revision::Waiting;
             }
         }
