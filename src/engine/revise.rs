@@ -600,10 +600,10 @@ impl Engine {
                 pos.play_unchecked(*m);
             }
             let done = candidate.times.last().copied().unwrap_or(self.now);
-            let lifted_again = self.phys.code(last.to()) == EMPTY;
             let waits = match candidate.beyond {
                 Verdict::Home => self.now.saturating_sub(done) < self.s.settle_ms,
-                _ => lifted_again && self.gaps.is_empty(),
+                // (Lifted again: its square empty.)
+                _ => self.gaps.is_empty() && self.phys.code(last.to()) == EMPTY,
             };
             if waits && recognise::could_slide_on(&pos, last) {
                 return Revision::Waiting;

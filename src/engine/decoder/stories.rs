@@ -1360,13 +1360,7 @@ impl<'a> Search<'a> {
                 .filter(|&(&(_, k, _), &kept)| !kept && k < self.moves.len())
                 .map(|(&(_, _, i), _)| i)
                 .collect();
-            let mut times = self.times(&when, &scratch.order, &scratch.in_order);
-            // A placement whose first contact was seen: the move was complete when the next
-            // one began, not when its settled reading came.
-            for &(k, next_began, _) in &contacts {
-                let floor = k.checked_sub(1).map_or(0, |p| times[p]);
-                times[k] = times[k].min(next_began).max(floor);
-            }
+            let times = self.times(&when, &scratch.order, &scratch.in_order, &contacts);
             (times, late)
         };
         let mut matched: Vec<usize> = self.assigned.iter().map(|&(i, _)| i).collect();
@@ -1551,12 +1545,15 @@ impl<'a> Search<'a> {
     }
 
     /// When each move was complete: its last change seen in order, no later than the next
-    /// move's first change seen in order.
+    /// move's first change seen in order; a move whose placement's first contact was seen
+    /// (`contacts`, see [`contacts_of_late_placements`](Self::contacts_of_late_placements)) no
+    /// later than when the next move began, not when that placement's settled reading came.
     fn times(
         &self,
         when: &[Option<(Millis, Millis, bool)>],
         order: &[Stamp],
         in_order: &[bool],
+        contacts: &[(usize, Millis, usize)],
     ) -> Vec<Millis> {
         let k = self.moves.len();
         // The first thing the board did beyond the moves, seen in order.
@@ -1594,6 +1591,9 @@ impl<'a> Search<'a> {
                 Some(next) if late[i] => t = next.max(floor),
                 Some(next) => t = t.min(next).max(floor),
                 None => {}
+            }
+            if let Some(&(_, began, _)) = contacts.iter().find(|c| c.0 == i) {
+                t = t.min(began).max(floor);
             }
             times[i] = t;
             floor = t;
