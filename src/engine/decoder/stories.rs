@@ -1253,11 +1253,6 @@ impl<'a> Search<'a> {
                 }
             }
         }
-        for j in 0..self.glitches.len() {
-            if !self.glitch_used[j] && !self.is_bounce(j) {
-                cost += cost::FLICKER;
-            }
-        }
         for j in 0..self.echoes.len() {
             let e = &log[self.echoes[j]];
             // (A square a sliding piece passed over, read as it stood: its lift was lost.)
@@ -1332,8 +1327,14 @@ impl<'a> Search<'a> {
         } = self.lateness(&beyond_seen);
         cost += late_cost;
         departures.late += late;
+        // Flickers no move uses, neither a change's bounce nor a late placement's first contact:
+        // changes the sensor lost again, unexplained.
         let contacts = self.contacts_of_late_placements();
-        cost -= cost::FLICKER * contacts.len() as u32;
+        let unexplained = (0..self.glitches.len())
+            .filter(|&j| !self.glitch_used[j] && !self.is_bounce(j))
+            .filter(|&j| contacts.iter().all(|c| c.2 != j))
+            .count();
+        cost += cost::FLICKER * unexplained as u32;
         let mut unordered = false;
         if self.past_bound(cost) {
             return;
