@@ -225,6 +225,26 @@ fn with_pulled_cables_the_moves_made_unseen_are_taken_up() {
     }
 }
 
+#[test]
+fn a_record_the_stories_cannot_replace_goes_on_when_they_are_as_long_as_a_story_may_be() {
+    // The bench's game 144 with pulled cables, replies from 40 ms: 8.Bd2 is read, then a gap
+    // hides Black's knight taking it (its placement's reading lost too). A story of 8.Be5 and
+    // the knight taking on d2 costs a reading less than the record's own story, not the
+    // margin that replaces moves the players heard; neither is taken while the players go
+    // on, the stories grow to the most moves a story may have, and from then on none
+    // explains the board: nothing more was recorded (15 of 125 plies). The record goes on,
+    // marked, when the stories are that long.
+    let (start, moves) = &games()[144];
+    let read = sim::read_game(
+        &Settings::default(),
+        start,
+        moves,
+        &sim::people(144, 40, Faults::PULLS),
+    );
+    assert!(read.to_the_end, "{read:?}");
+    assert!(!read.wrong_left, "{read:?}");
+}
+
 /// The debounce time of the matcher, as the engine's default.
 const DEBOUNCE_MS: Millis = 30;
 

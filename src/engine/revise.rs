@@ -566,6 +566,12 @@ impl Engine {
                     unsure = true;
                 }
                 None if at_horizon && rival > candidate.cost => unsure = true,
+                // (The record's own story as long as a story may be, a cheaper rival that may
+                // not replace the record by the margin: the next move leaves every story
+                // behind, and nothing more would be recorded. The record goes on, marked.)
+                None if candidate.moves.len() + 1 >= MOST_PLIES && rival < candidate.cost => {
+                    unsure = true
+                }
                 None if !still || rival <= candidate.cost => return Revision::Waiting,
                 None => {}
             }

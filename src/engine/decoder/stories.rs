@@ -1224,13 +1224,13 @@ impl<'a> Search<'a> {
                     .gaps
                     .iter()
                     .any(|g| a.t < g.to && g.to <= b.t && g.changed.contains(sq));
-                if unheard && a.what == Trace::Placed && self.slid_over(sq, a.t) {
+                if unheard && a.what == Trace::Placed && self.slid_over(sq, a.t, false) {
                     (c, stood) = (0, false);
-                } else if stood && self.slid_over(sq, a.t) {
+                } else if stood && self.slid_over(sq, a.t, false) {
                     // Not a move put back: a square slid over whose lift came late.
                     (c, stood) = (cost::LATE, false);
                     departures.late += 1;
-                } else if a.what == Trace::Placed && !stood && !self.slid_over(sq, a.t) {
+                } else if a.what == Trace::Placed && !stood && !self.slid_over(sq, a.t, false) {
                     c = cost::BRUSH;
                 }
                 cost += c;
@@ -1240,7 +1240,7 @@ impl<'a> Search<'a> {
                 let last = &log[usize::from(rest[rest.len() - 1])];
                 if last.what == Trace::Placed
                     && !occupied.contains(sq)
-                    && self.slid_over(sq, last.t)
+                    && self.slid_over(sq, last.t, false)
                 {
                     slid_owed.add(sq);
                     cost += cost::OWED + self.overdue_cost(last.t);
@@ -1256,7 +1256,7 @@ impl<'a> Search<'a> {
         for j in 0..self.echoes.len() {
             let e = &log[self.echoes[j]];
             // (A square a sliding piece passed over, read as it stood: its lift was lost.)
-            if !self.echo_used[j] && !self.slid_over(e.square, e.t) {
+            if !self.echo_used[j] && !self.slid_over(e.square, e.t, false) {
                 cost += cost::ECHO;
             }
         }
@@ -1327,12 +1327,18 @@ impl<'a> Search<'a> {
         } = self.lateness(&beyond_seen);
         cost += late_cost;
         departures.late += late;
-        // Flickers no move uses, neither a change's bounce nor a late placement's first contact:
-        // changes the sensor lost again, unexplained.
+        // Flickers no move uses, neither a change's bounce, nor a late placement's first contact,
+        // nor a square a sliding piece passed over quicker than the debounce time on its way to
+        // where it was seen set down (with its end unseen, a flicker on its way may as well be
+        // a capture swapped there): changes the sensor lost again, unexplained.
         let contacts = self.contacts_of_late_placements();
         let unexplained = (0..self.glitches.len())
             .filter(|&j| !self.glitch_used[j] && !self.is_bounce(j))
             .filter(|&j| contacts.iter().all(|c| c.2 != j))
+            .filter(|&j| {
+                let g = &log[self.glitches[j]];
+                !self.slid_over(g.square, g.t, true)
+            })
             .count();
         cost += cost::FLICKER * unexplained as u32;
         let mut unordered = false;
@@ -1401,8 +1407,8 @@ impl<'a> Search<'a> {
 
     /// `sq` lies on the way of a sliding move of the story, and a piece set down on it at `t`
     /// was that move's piece passing over: after the move's first change seen, and before its
-    /// last (or its placement is not seen yet).
-    fn slid_over(&self, sq: Square, t: Millis) -> bool {
+    /// last (or its placement is not seen yet, unless `landed` asks for it seen).
+    fn slid_over(&self, sq: Square, t: Millis, landed: bool) -> bool {
         self.moves.iter().enumerate().any(|(k, m)| {
             let Some(from) = m.from() else {
                 return false;
@@ -1426,7 +1432,15 @@ impl<'a> Search<'a> {
                 if j != k {
                     continue;
                 }
-                first = first.min(s.t);
+                // (A change the report after a gap showed was made while nobody heard the
+                // board: from the gap's beginning on.)
+                let made = self
+                    .q
+                    .gaps
+                    .iter()
+                    .find(|g| g.to == s.t && g.changed.contains(s.square))
+                    .map_or(s.t, |g| g.from);
+                first = first.min(made);
                 lifted |= s.square == from && s.what == Trace::Lifted;
                 if s.square == m.to() && s.what == Trace::Placed {
                     placed = Some(s.t);
@@ -1435,7 +1449,7 @@ impl<'a> Search<'a> {
             if !lifted {
                 first = first.min(before);
             }
-            first <= t && placed.is_none_or(|p| t <= p)
+            first <= t && placed.map_or(!landed, |p| t <= p)
         })
     }
 
