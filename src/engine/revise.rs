@@ -582,6 +582,11 @@ impl Engine {
         if !still && withdraws && matches!(candidate.beyond, Verdict::Illegal { .. }) {
             return Revision::Waiting;
         }
+        // Nor one of fewer moves than announced while the board goes on: the players may be
+        // taking a move back, piece by piece (a takeback once the position before it stands).
+        if !still && candidate.moves.len() < n {
+            return Revision::Waiting;
+        }
         if !still && (!candidate.owed.is_empty() || candidate.beyond == Verdict::Unexplained) {
             return Revision::Waiting;
         }

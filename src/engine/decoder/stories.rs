@@ -61,8 +61,11 @@ pub mod cost {
     /// two). Little: a sensor that sees a piece late shows it late in its reports too, and only
     /// a lost reading is sure to show in the next one.
     pub const REPORT_MISS: u32 = 1;
-    /// A piece lifted and put back on its square (a touch, an adjustment).
-    pub const TOUCH: u32 = 1;
+    /// A piece lifted and put back on its square (a touch, an adjustment): rare where a piece
+    /// touched must be moved, as rare as a reading late in a report and a little more (with
+    /// less, a queen lifted and put back and a rook's move and a king's read late in a report
+    /// explained the board as well as the queen's move and castling, a placement late).
+    pub const TOUCH: u32 = 3;
     /// A piece set down on a square where it stood for the settle time, then taken away: a
     /// move put back (an illegal move put right, a move refused).
     pub const STOOD: u32 = 7;
@@ -1405,6 +1408,16 @@ impl<'a> Search<'a> {
         overdue + cost::REPORT_MISS * missed.min(2) as u32
     }
 
+    /// The time from which the change `s` was made: a change the report after a gap showed
+    /// was made while nobody heard the board, from the gap's beginning on.
+    fn made_from(&self, s: &Seen) -> Millis {
+        self.q
+            .gaps
+            .iter()
+            .find(|g| g.to == s.t && g.changed.contains(s.square))
+            .map_or(s.t, |g| g.from)
+    }
+
     /// `sq` lies on the way of a sliding move of the story, and a piece set down on it at `t`
     /// was that move's piece passing over: after the move's first change seen, and before its
     /// last (or its placement is not seen yet, unless `landed` asks for it seen).
@@ -1432,15 +1445,7 @@ impl<'a> Search<'a> {
                 if j != k {
                     continue;
                 }
-                // (A change the report after a gap showed was made while nobody heard the
-                // board: from the gap's beginning on.)
-                let made = self
-                    .q
-                    .gaps
-                    .iter()
-                    .find(|g| g.to == s.t && g.changed.contains(s.square))
-                    .map_or(s.t, |g| g.from);
-                first = first.min(made);
+                first = first.min(self.made_from(s));
                 lifted |= s.square == from && s.what == Trace::Lifted;
                 if s.square == m.to() && s.what == Trace::Placed {
                     placed = Some(s.t);
@@ -2262,6 +2267,37 @@ mod tests {
             .iter()
             .filter(|s| sans(&start, &s.moves) == ["Nd2", "Qxd2"])
             .all(|s| s.cost > cheapest[0].cost));
+    }
+
+    #[test]
+    fn a_queen_moved_and_castling_is_no_touch_and_two_moves_read_late_in_a_report() {
+        // 9.Qd2 Nc6 10.O-O-O: the queen's placement on d2 read late (after the board's report,
+        // which did not show it yet), castling seen only in the report. The same squares tell
+        // 9.Rc1 (the queen lifted and put back, touched: a piece touched that is not moved)
+        // Nc6 10.Kd2, with the rook's and the king's readings late in the report.
+        let start = pos("rnb2rk1/pp1nqppp/4p3/2ppP3/3P1P2/2N2N2/PPP3PP/R2QKB1R w KQ - 0 9");
+        let log = [
+            seen(13360, D1, Lifted),
+            seen(14013, B8, Lifted),
+            seen(14442, C6, Placed),
+            frame(14949, A1, Lifted),
+            frame(14949, C1, Placed),
+            frame(14949, D1, Placed),
+            frame(14949, E1, Lifted),
+            seen(15158, D2, Placed),
+        ];
+        let ask = Ask {
+            reports: &[14949],
+            ..ask(4, 8)
+        };
+        let found = find_as(&start, &log, ask);
+        let castled = story_of(&start, &found, &["Qd2", "Nc6", "O-O-O"]).expect("castling");
+        let touched = story_of(&start, &found, &["Rc1", "Nc6", "Kd2"]).expect("the touch");
+        assert!(castled.cost < touched.cost, "{castled:?} {touched:?}");
+        assert_eq!(
+            sans(&start, &found.best().unwrap().moves),
+            ["Qd2", "Nc6", "O-O-O"]
+        );
     }
 
     #[test]
