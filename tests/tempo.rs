@@ -193,11 +193,12 @@ fn with_sensor_losses_nearly_every_game_is_read_to_its_end() {
 fn with_pulled_cables_the_moves_made_unseen_are_taken_up() {
     // Now and then (5% of the moves) the board's link is lost for 0.5 to 1.5 s while the
     // players go on at blitz tempo: up to four plies nobody saw, read from the board's report
-    // when it is back. Measured (`chessboardd bench tempo --faults pulls`): from 342 games
-    // (replies from 40 ms) to 379 (from 300 ms) read exactly, 97.17% to 98.99% of the moves,
-    // 392 to 404 games recorded to their end, 6 to 14 with a wrong move left; 21 to 50 games
+    // when it is back. Measured (`chessboardd bench tempo --faults pulls`): from 345 games
+    // (replies from 40 ms) to 379 (from 300 ms) read exactly, 97.39% to 98.98% of the moves,
+    // 394 to 404 games recorded to their end, 6 to 14 with a wrong move left; 21 to 52 games
     // have moves in an order (or by a route) occupancy cannot tell, marked in the record, which
-    // are not counted wrong. The release before (a square filled and emptied again while the
+    // are not counted wrong (some releases before: 342 to 379 games, 97.17% to 98.99%, 392 to
+    // 404 to the end, 6 to 14 wrong, 21 to 50 marked). The release before those (a square filled and emptied again while the
     // cable was out read as a capture's reading late, a lift shown only in the report judged
     // for touch-move, a promotion's piece settled as the cable went and its press lost, a move
     // from a square reached by an unmarked route not marked): 339 to 380 games, 96.23% to
