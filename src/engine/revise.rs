@@ -576,15 +576,15 @@ impl Engine {
                 None => {}
             }
         }
-        // A story that withdraws moves announced for one that ends in an illegal move: not
-        // while the board may still tell (the reply's first placement read before its lift).
+        // A story that withdraws moves announced for one that ends in an illegal move, or for
+        // fewer moves: not while the board may still tell (the reply's first placement read
+        // before its lift; the players taking a move back piece by piece, a takeback once the
+        // position before it stands).
         let withdraws = common(&candidate.moves, &announced) < n;
-        if !still && withdraws && matches!(candidate.beyond, Verdict::Illegal { .. }) {
-            return Revision::Waiting;
-        }
-        // Nor one of fewer moves than announced while the board goes on: the players may be
-        // taking a move back, piece by piece (a takeback once the position before it stands).
-        if !still && candidate.moves.len() < n {
+        if !still
+            && withdraws
+            && (matches!(candidate.beyond, Verdict::Illegal { .. }) || candidate.moves.len() < n)
+        {
             return Revision::Waiting;
         }
         if !still && (!candidate.owed.is_empty() || candidate.beyond == Verdict::Unexplained) {
