@@ -1327,6 +1327,7 @@ impl<'a> Search<'a> {
         let Lateness {
             cost: late_cost,
             late,
+            ..
         } = self.lateness(&beyond_seen);
         cost += late_cost;
         departures.late += late;
@@ -1500,6 +1501,25 @@ impl<'a> Search<'a> {
     /// the move before its own was begun (never late, but early). Also how many; the
     /// observations in time order, and which of them are in order, are left in the scratch.
     fn lateness(&self, beyond: &[Stamp]) -> Lateness {
+        let cheapest = self.lateness_leaving(beyond, false);
+        if !cheapest.early {
+            return cheapest;
+        }
+        // The readings left out are the reply's, read before the move they answer: early. A
+        // move whose every reading came in a report after the reply began (castling, its four
+        // readings lost) is the move read late: leaving out its report's readings first may
+        // cost less, though they are more.
+        let reported = self.lateness_leaving(beyond, true);
+        if reported.cost < cheapest.cost {
+            return reported;
+        }
+        // (The scratch as the cheaper reckoning leaves it.)
+        self.lateness_leaving(beyond, false)
+    }
+
+    /// [`lateness`](Self::lateness), with the readings of whole-board reports left out before
+    /// any read alone when `reported_first`.
+    fn lateness_leaving(&self, beyond: &[Stamp], reported_first: bool) -> Lateness {
         let log = self.q.log;
         let scratch = &mut *self.scratch.borrow_mut();
         let Scratch {
@@ -1519,12 +1539,11 @@ impl<'a> Search<'a> {
         order.sort_unstable();
         // Leaving out a change seen in a whole-board report costs less than one read alone
         // (and of two runs as cheap, the one that leaves out fewer is kept: the 1).
-        let weight = |j: usize| {
-            1 + if log[order[j].2].late {
-                cost::LATE_FRAME
-            } else {
-                cost::LATE
-            }
+        let weight = |j: usize| match (log[order[j].2].late, reported_first) {
+            (true, false) => 1 + cost::LATE_FRAME,
+            (false, false) => 1 + cost::LATE,
+            (true, true) => 1,
+            (false, true) => 1 + 4 * cost::LATE,
         };
         cheapest_in_order(order, weight, runs, in_order);
         // The first change of each move seen, and the first seen in order.
@@ -1540,7 +1559,7 @@ impl<'a> Search<'a> {
                 }
             }
         }
-        let (mut cost, mut late) = (0, 0);
+        let (mut cost, mut late, mut early) = (0, 0, false);
         for (j, &(t, k, i)) in order.iter().enumerate() {
             if in_order[j] {
                 continue;
@@ -1555,13 +1574,14 @@ impl<'a> Search<'a> {
             // it answers was begun was not that move's.
             if (1..opened.len()).contains(&k) && opened[k - 1] != Millis::MAX && t < opened[k - 1] {
                 cost += cost::EARLY;
+                early = true;
             }
             if let Some(&b) = began.get(k) {
                 let missed = self.q.reports.iter().filter(|&&r| r > b && r < t).count();
                 cost += cost::REPORT_MISS * missed.min(2) as u32;
             }
         }
-        Lateness { cost, late }
+        Lateness { cost, late, early }
     }
 
     /// When each move was complete: its last change seen in order, no later than the next
@@ -1646,6 +1666,8 @@ type Stamp = (Millis, usize, usize);
 struct Lateness {
     cost: u32,
     late: u32,
+    /// Some reading left out came before the move before its own was begun.
+    early: bool,
 }
 
 /// Room the reckoning of lateness uses again from node to node (it is done at most nodes).
@@ -2298,6 +2320,32 @@ mod tests {
             sans(&start, &found.best().unwrap().moves),
             ["Qd2", "Nc6", "O-O-O"]
         );
+    }
+
+    #[test]
+    fn castling_read_only_in_a_report_after_the_reply_is_no_rook_move_and_a_king_move() {
+        // 20.O-O g5 21.Rfd1, castling's four readings lost and shown by the board's report
+        // after the reply. The same squares tell 20.Rg1 g5 21.Kd1, with a piece stood on f1
+        // and taken away again.
+        let start = pos("2krr3/1qpn1ppp/p7/P3p3/3P4/Q3PN2/1P1B1PPP/2R1K2R w K - 0 20");
+        let log = [
+            seen(36338, G7, Lifted),
+            seen(36819, G5, Placed),
+            frame(36857, E1, Lifted),
+            frame(36857, F1, Placed),
+            frame(36857, G1, Placed),
+            frame(36857, H1, Lifted),
+            seen(37473, F1, Lifted),
+            seen(38130, D1, Placed),
+        ];
+        let ask = Ask {
+            reports: &[36857],
+            ..ask(4, 8)
+        };
+        let found = find_as(&start, &log, ask);
+        let castled = story_of(&start, &found, &["O-O", "g5", "Rfd1"]).expect("castling");
+        let other = story_of(&start, &found, &["Rg1", "g5", "Kd1"]).expect("the king");
+        assert!(castled.cost < other.cost, "{castled:?} {other:?}");
     }
 
     #[test]
