@@ -246,6 +246,43 @@ fn a_record_the_stories_cannot_replace_goes_on_when_they_are_as_long_as_a_story_
     assert!(!read.wrong_left, "{read:?}");
 }
 
+#[test]
+fn a_move_made_on_a_square_emptied_and_filled_again_while_the_cable_was_out_is_taken() {
+    // The bench's game 195 with pulled cables, replies from 80 ms: after 11...Qd8 a gap hides
+    // 12.Qc2 Be7 13.a4 Nf8 (the knight on the square the bishop left: its report shows f8
+    // full, as before). That story alone explained the board, but its last move's placement
+    // was not among the readings, so it waited for the knight to be set down, which it was
+    // long since; the players went on past what a story reaches after a gap, and nothing more
+    // was recorded (22 of 177 plies).
+    let (start, moves) = &games()[195];
+    let read = sim::read_game(
+        &Settings::default(),
+        start,
+        moves,
+        &sim::people(195, 80, Faults::PULLS),
+    );
+    assert!(read.to_the_end, "{read:?}");
+    assert!(!read.wrong_left, "{read:?}");
+}
+
+#[test]
+fn stories_held_open_are_searched_when_the_search_ends_at_its_horizon() {
+    // The bench's game 315 with pulled cables, replies from 300 ms: after a gap, the search
+    // from the agreed point looked at every story its bounds allow, the cheapest as long as
+    // they let a story be; the stories held open from the search before were not searched on
+    // (only a search that ran out of nodes searched them), the true story lay beyond, and a
+    // wrong one was recorded: 237 of 314 plies right, then nothing more.
+    let (start, moves) = &games()[315];
+    let read = sim::read_game(
+        &Settings::default(),
+        start,
+        moves,
+        &sim::people(315, 300, Faults::PULLS),
+    );
+    assert!(read.to_the_end, "{read:?}");
+    assert!(!read.wrong_left, "{read:?}");
+}
+
 /// The debounce time of the matcher, as the engine's default.
 const DEBOUNCE_MS: Millis = 30;
 

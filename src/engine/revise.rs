@@ -374,7 +374,11 @@ impl Engine {
         let mut found =
             self.stories_from(&start, &[], announced.len() + self.beyond_record(), budget);
         let n = announced.len();
-        let record = if found.complete {
+        // (A search that looked at everything within its bounds, its best story as long as
+        // they let a story be: the stories held open may reach further.)
+        let horizon = (n + self.beyond_record()).min(MOST_PLIES);
+        let bounded = found.best().is_some_and(|b| b.moves.len() >= horizon);
+        let record = if found.complete && !bounded {
             None
         } else {
             self.search_open(&start, &announced, &mut found)
@@ -640,8 +644,10 @@ impl Engine {
     }
 
     /// The story's last move beyond the first `n` is no capture (whose piece may be set down
-    /// on a square that stays full), and no placement of it on a square it fills is among the
-    /// observations the story accounts for.
+    /// on a square that stays full), no placement of it on a square it fills is among the
+    /// observations the story accounts for, nor (after the board was not heard) does the board
+    /// show every square it fills full (a move made then, on a square emptied and filled again
+    /// meanwhile: the report shows the piece there).
     fn lands_unseen(&self, start: &Chess, story: &Story, n: usize) -> bool {
         let Some(&last) = story.moves.last().filter(|_| story.moves.len() > n) else {
             return false;
@@ -660,6 +666,7 @@ impl Engine {
                 let s = &self.log[i];
                 s.what == Trace::Placed && filled.contains(s.square)
             })
+            && (self.gaps.is_empty() || filled.into_iter().any(|sq| self.phys.code(sq) == EMPTY))
     }
 
     /// The piece chosen for a promotion of a story's moves: in this turn, or ahead by either
