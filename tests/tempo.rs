@@ -283,6 +283,24 @@ fn stories_held_open_are_searched_when_the_search_ends_at_its_horizon() {
     assert!(!read.wrong_left, "{read:?}");
 }
 
+#[test]
+fn the_searches_after_a_gap_are_not_starved_while_people_play_on() {
+    // The bench's game 265 with pulled cables, replies from 40 ms: a gap hides 53.Rc7 Qf6
+    // 54.Rc5 Rb3, and the rook is on its way to c8 as the report comes. The report's
+    // searches, and the next, spent what searches may spend at once; those the players' next
+    // moves asked for waited for credit, the players went on past what a story reaches after a
+    // gap, and nothing more was recorded (104 of 244 plies).
+    let (start, moves) = &games()[265];
+    let read = sim::read_game(
+        &Settings::default(),
+        start,
+        moves,
+        &sim::people(265, 40, Faults::PULLS),
+    );
+    assert!(read.to_the_end, "{read:?}");
+    assert!(!read.wrong_left, "{read:?}");
+}
+
 /// The debounce time of the matcher, as the engine's default.
 const DEBOUNCE_MS: Millis = 30;
 

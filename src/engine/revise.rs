@@ -62,14 +62,15 @@ const OPEN_BUDGET: usize = stories::BUDGET / 2;
 /// nothing explains (garbage, a game the record lost) is not searched at every reading.
 const FRUITLESS_STEP: usize = 32;
 
-/// The nodes searches may spend, as a bucket that fills with the board's time: as many as a
-/// couple of whole searches at once, and one every two and a half seconds on end (people
-/// playing on after a gap make a move in that time, and a story not searched for by then may
-/// be out of reach). Players reading a board spend
-/// far less; a board gone wild (contacts chattering, a stream of garbage) spends it all, and
-/// then the searches it asks for wait. A board standing still, and a move held, are searched
-/// whatever is left: rulings wait on them.
-const CREDIT_MOST: usize = 2 * stories::SEARCH_BUDGET;
+/// The nodes searches may spend, as a bucket that fills with the board's time: as many as
+/// eight whole searches at once (the board's report after a gap, and the moves people go on
+/// making while its stories are told apart, ask for several in a row), and one every two and
+/// a half seconds on end (people playing on make a move in that time, and a story not searched
+/// for by then may be out of reach). Players reading a board spend far less; a board gone wild
+/// (contacts chattering, a stream of garbage) spends it all, and then the searches it asks for
+/// wait. A board standing still, and a move held, are searched whatever is left: rulings wait
+/// on them.
+const CREDIT_MOST: usize = 8 * stories::SEARCH_BUDGET;
 const CREDIT_PER_MS: usize = 16;
 /// A search the board's going on asks for is not begun with fewer nodes left than this.
 const CREDIT_LEAST: usize = stories::BUDGET / 4;
