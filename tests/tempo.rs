@@ -301,6 +301,43 @@ fn the_searches_after_a_gap_are_not_starved_while_people_play_on() {
     assert!(!read.wrong_left, "{read:?}");
 }
 
+#[test]
+fn a_placement_caught_for_a_moment_whose_reading_never_came_is_one_reading_late() {
+    // The bench's game 178 with readings late, replies from 40 ms: 75.Qg8, the queen sliding
+    // from c4 over d5, e6 (its lift there read late) and f7, and set down on g8, which the
+    // sensor caught for a moment only, its settled reading late; after Black's reply the
+    // queen went on to g4 before it came, so it never did. That was two faults (a placement lost, then its lift),
+    // dearer than the queen stopping on e6 and going on to g4 with a reading late: Qe6 was
+    // recorded. A square caught for a moment and changed back before its reading came is one
+    // reading late.
+    let (start, moves) = &games()[178];
+    let read = sim::read_game(
+        &Settings::default(),
+        start,
+        moves,
+        &sim::people(178, 40, Faults::LATE),
+    );
+    assert!(read.exact, "{read:?}");
+}
+
+#[test]
+fn a_capture_swapped_before_a_reading_of_the_move_before_came_is_the_swap() {
+    // The bench's game 127 with combined faults, replies from 40 ms: 27.Qxe8+ with the queen's
+    // lift from e6 read late, after Black's recapture, the bishop sweeping the queen off e8 as
+    // it was set down there (a flicker). The swap's flicker was looked for only after the
+    // queen's late reading, not found, and the recapture read as another move: 52 of 82 plies
+    // right, then nothing more.
+    let (start, moves) = &games()[127];
+    let read = sim::read_game(
+        &Settings::default(),
+        start,
+        moves,
+        &sim::people(127, 40, Faults::COMBINED),
+    );
+    assert!(read.to_the_end, "{read:?}");
+    assert!(!read.wrong_left, "{read:?}");
+}
+
 /// The debounce time of the matcher, as the engine's default.
 const DEBOUNCE_MS: Millis = 30;
 

@@ -347,6 +347,7 @@ struct Saved {
     owed_from: Millis,
     owed: Bitboard,
     owed_in_gap: Bitboard,
+    owed_touched: Bitboard,
     gap_unseen: Bitboard,
     assigned: usize,
     cost: u32,
@@ -494,6 +495,9 @@ struct Search<'a> {
     owed_from: [Millis; 64],
     /// Owed squares whose change fell in a gap: nobody heard it.
     owed_in_gap: Bitboard,
+    /// Owed squares whose change the sensor caught for a moment (a flicker): the piece
+    /// touched it, its settled reading is what is owed.
+    owed_touched: Bitboard,
     /// Squares changed unseen in gaps (at most [`GAP_UNSEEN`]).
     gap_unseen: Bitboard,
     /// Observations the moves so far account for, with the move's number.
@@ -555,6 +559,7 @@ impl<'a> Search<'a> {
             owed_since: [0; 64],
             owed_from: [0; 64],
             owed_in_gap: Bitboard::EMPTY,
+            owed_touched: Bitboard::EMPTY,
             gap_unseen: Bitboard::EMPTY,
             assigned: Vec::new(),
             moves: Vec::new(),
@@ -583,6 +588,7 @@ impl<'a> Search<'a> {
         self.owed_since = [0; 64];
         self.owed_from = [0; 64];
         self.owed_in_gap = Bitboard::EMPTY;
+        self.owed_touched = Bitboard::EMPTY;
         self.gap_unseen = Bitboard::EMPTY;
         self.assigned.clear();
         self.moves.clear();
@@ -739,6 +745,7 @@ impl<'a> Search<'a> {
         }
         h.add(self.owed.0);
         h.add(self.owed_in_gap.0);
+        h.add(self.owed_touched.0);
         h.add(self.gap_unseen.0);
         for used in [&self.glitch_used, &self.echo_used] {
             for word in used.chunks(64) {
@@ -951,6 +958,13 @@ impl<'a> Search<'a> {
                         self.echo_used[e] = false;
                         self.restore(saved);
                         return;
+                    } else if self.owed_touched.contains(sq) {
+                        // The square's last change caught only for a moment, its settled
+                        // reading still to come when the square changed back: that reading
+                        // came late, and never, as the square stood as it was read.
+                        self.settle_owed(sq);
+                        self.cost += cost::LATE;
+                        self.departures.late += 1;
                     } else {
                         // The square's last change was never shown, nor is this one: no
                         // longer owed, both lost.
@@ -983,6 +997,7 @@ impl<'a> Search<'a> {
                     self.flicker_before_its_move(t, &step);
                     self.glitch_used[g] = true;
                     self.owed.add(sq);
+                    self.owed_touched.add(sq);
                     self.owed_since[sq as usize] = t;
                     self.owed_from[sq as usize] = t;
                     self.cost += cost::OWED;
@@ -998,6 +1013,7 @@ impl<'a> Search<'a> {
                         // Made while nobody heard the board, and not in its report: changed
                         // back unseen, or the report contradicts the story.
                         self.owed.add(sq);
+                        self.owed_touched.discard(sq);
                         self.owed_in_gap.add(sq);
                         self.owed_since[sq as usize] = g.from;
                         self.owed_from[sq as usize] = g.from;
@@ -1009,6 +1025,7 @@ impl<'a> Search<'a> {
                     }
                     _ => {
                         self.owed.add(sq);
+                        self.owed_touched.discard(sq);
                         self.owed_since[sq as usize] = step.end.unwrap_or(step.floor);
                         // (A move seen only in a report was made before it, since the move
                         // before: a reading of the square then, as it stood, may be the next
@@ -1061,9 +1078,11 @@ impl<'a> Search<'a> {
                     return;
                 }
                 // The captured piece swept off as the capturing one was set down: a flicker
-                // since the last move, before the square's next change.
+                // since the last move began (its end may be a reading of its own that came
+                // late, after this capture), before the square's next change.
                 let before = found.map(|(_, i)| log[i].t);
-                if let Some(g) = self.flicker(sq, step.floor, before) {
+                let since = step.since_prev.min(step.floor);
+                if let Some(g) = self.flicker(sq, since, before) {
                     let t = log[self.glitches[g]].t;
                     self.flicker_before_its_move(t, &step);
                     self.glitch_used[g] = true;
@@ -1095,6 +1114,7 @@ impl<'a> Search<'a> {
                         // later may be another capture's).
                         self.cur[sq as usize] = at as u16 + 1;
                         self.owed.add(sq);
+                        self.owed_touched.discard(sq);
                         self.owed_since[sq as usize] = log[i].t;
                         self.owed_from[sq as usize] = log[i].t;
                         self.cost += cost::OWED;
@@ -1172,6 +1192,7 @@ impl<'a> Search<'a> {
             owed_from: self.owed_from[square as usize],
             owed: self.owed,
             owed_in_gap: self.owed_in_gap,
+            owed_touched: self.owed_touched,
             gap_unseen: self.gap_unseen,
             assigned: self.assigned.len(),
             cost: self.cost,
@@ -1186,6 +1207,7 @@ impl<'a> Search<'a> {
         self.owed_from[saved.square as usize] = saved.owed_from;
         self.owed = saved.owed;
         self.owed_in_gap = saved.owed_in_gap;
+        self.owed_touched = saved.owed_touched;
         self.gap_unseen = saved.gap_unseen;
         self.assigned.truncate(saved.assigned);
         self.cost = saved.cost;
