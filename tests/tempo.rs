@@ -222,7 +222,7 @@ fn with_pulled_cables_the_moves_made_unseen_are_taken_up() {
         assert!(row.games_to_the_end * 100 >= row.games * 95, "{why}");
         assert!(row.games_wrong_left <= 16, "{why}");
         // (Every game with moves in an order the board cannot tell is counted, and they are few.)
-        assert!(row.games_unsure <= 55 && row.moves_unsure <= 125, "{why}");
+        assert!(row.games_unsure <= 58 && row.moves_unsure <= 140, "{why}");
     }
 }
 
@@ -336,6 +336,23 @@ fn a_capture_swapped_before_a_reading_of_the_move_before_came_is_the_swap() {
     );
     assert!(read.to_the_end, "{read:?}");
     assert!(!read.wrong_left, "{read:?}");
+}
+
+#[test]
+fn a_move_agreed_on_is_read_again_when_only_a_dear_story_follows_it() {
+    // The bench's game 337 with combined faults, replies from 80 ms: 26...Re8, the rook
+    // sliding from h8 over g8 (read as set down there) to e8, its lift from g8 and its
+    // placement on e8 lost and shown by the board's report after White's reply had begun.
+    // 26...Rg8 was agreed on; what followed was explained only by moves of both sides nobody
+    // saw (27.Qc1 Re8 28.Qxg5+ for 27.Qxg5+), and two plies too many were recorded.
+    let (start, moves) = &games()[337];
+    let read = sim::read_game(
+        &Settings::default(),
+        start,
+        moves,
+        &sim::people(337, 80, Faults::COMBINED),
+    );
+    assert!(read.exact, "{read:?}");
 }
 
 /// The debounce time of the matcher, as the engine's default.

@@ -53,6 +53,12 @@ const BEYOND_RECORD_GAP: usize = 4;
 /// and nothing more is recorded.)
 const MOST_PLIES: usize = AGREE_AFTER_PLIES + BEYOND_RECORD;
 
+/// A story that explains the board at this cost (three readings lost or late) is doubtful:
+/// the move agreed before may be another than it looked (a rook slid over g8 to e8, its
+/// passage read as its placement and the rest lost, is no Rg8 followed by moves of both
+/// sides that nobody saw).
+const DOUBTFUL: u32 = 12;
+
 /// Stories held open between searches, and the nodes each is searched with again.
 const HELD_OPEN: usize = 8;
 const OPEN_BUDGET: usize = stories::BUDGET / 2;
@@ -384,8 +390,9 @@ impl Engine {
         } else {
             self.search_open(&start, &announced, &mut found)
         };
-        // No plain story from the agreed point (a story that needs readings lost, or none):
-        // the move before it may be another than the board showed plainly. Read again from
+        // No plain story from the agreed point (a story that needs readings lost, or none; or
+        // one that explains the board only at a cost of several faults): the move before it
+        // may be another than the board showed plainly. Read again from
         // the point before when a story from there costs less (`read_deeper`). (A lone placement,
         // the last thing the board did, is the first half of a piece slid or set down before
         // its lift more often than that: not for it alone, while the board goes on.)
@@ -394,10 +401,10 @@ impl Engine {
                 && b.beyond == Verdict::Unexplained
                 && self.last_change.is_some_and(|(_, placed)| placed);
             b.cost > 0
-                && !matches!(
+                && (!matches!(
                     b.beyond,
                     Verdict::InProgress | Verdict::Home | Verdict::Moves(_)
-                )
+                ) || b.cost >= DOUBTFUL)
                 && (still || !lone_placement)
         });
         if doubtful && self.read_deeper(found.best().map(|b| b.cost), budget) {
