@@ -470,7 +470,6 @@ impl Engine {
         // A story as long as a story may be, owing nothing, that explains the board: the
         // players' next move would leave every story behind, so their moves will not tell it
         // from its rivals any better than now.
-        let horizon = (n + self.beyond_record()).min(MOST_PLIES);
         let at_horizon = |s: &Story| {
             s.moves.len() + 1 >= horizon && s.owed.is_empty() && s.beyond != Verdict::Unexplained
         };

@@ -960,8 +960,9 @@ impl<'a> Search<'a> {
                         return;
                     } else if self.owed_touched.contains(sq) {
                         // The square's last change caught only for a moment, its settled
-                        // reading still to come when the square changed back: that reading
-                        // came late, and never, as the square stood as it was read.
+                        // reading late, and the square changed back before it came: it never
+                        // came (the square stood as the sensor last read it). One reading
+                        // late, not two changes lost.
                         self.settle_owed(sq);
                         self.cost += cost::LATE;
                         self.departures.late += 1;
@@ -1560,7 +1561,8 @@ impl<'a> Search<'a> {
         );
         order.sort_unstable();
         // Leaving out a change seen in a whole-board report costs less than one read alone
-        // (and of two runs as cheap, the one that leaves out fewer is kept: the 1).
+        // (and of two runs as cheap, the one that leaves out fewer is kept: the 1). With
+        // `reported_first`, a report's change is left out before any read alone.
         let weight = |j: usize| match (log[order[j].2].late, reported_first) {
             (true, false) => 1 + cost::LATE_FRAME,
             (false, false) => 1 + cost::LATE,
