@@ -199,10 +199,11 @@ fn with_pulled_cables_the_moves_made_unseen_are_taken_up() {
     // have moves in an order (or by a route) occupancy cannot tell, marked in the record, which
     // are not counted wrong (the release before: 345 to 379 games, 97.39% to 98.98%, 394 to
     // 404 to the end, 6 to 14 wrong, 21 to 52 marked; some releases before: 342 to 379 games,
-    // 97.17% to 98.99%, 392 to 404 to the end, 6 to 14 wrong, 21 to 50 marked). The release before those (a square filled and emptied again while the
-    // cable was out read as a capture's reading late, a lift shown only in the report judged
-    // for touch-move, a promotion's piece settled as the cable went and its press lost, a move
-    // from a square reached by an unmarked route not marked): 339 to 380 games, 96.23% to
+    // 97.17% to 98.99%, 392 to 404 to the end, 6 to 14 wrong, 21 to 50 marked). The release
+    // before those (a square filled and emptied again while the cable was out read as a
+    // capture's reading late, a lift shown only in the report judged for touch-move, a
+    // promotion's piece settled as the cable went and its press lost, a move from a square
+    // reached by an unmarked route not marked): 339 to 380 games, 96.23% to
     // 98.52% of the moves, 388 to 404 to the end, 9 to 24 with a wrong move left. Before a
     // slide set down on its way as the cable was pulled was held until the board was heard
     // again: 321 to 364 games, 39 to 73 with a wrong move left, 373 to 395 to the end. Before
@@ -294,10 +295,10 @@ fn a_placement_caught_for_a_moment_whose_reading_never_came_is_one_reading_late(
     // The bench's game 178 with readings late, replies from 40 ms: 75.Qg8, the queen sliding
     // from c4 over d5, e6 (its lift there read late) and f7, and set down on g8, which the
     // sensor caught for a moment only, its settled reading late; after Black's reply the
-    // queen went on to g4 before it came, so it never did. That was two faults (a placement lost, then its lift),
-    // dearer than the queen stopping on e6 and going on to g4 with a reading late: Qe6 was
-    // recorded. A square caught for a moment and changed back before its reading came is one
-    // reading late.
+    // queen went on to g4 before it came, so it never did. That was two faults (a placement
+    // lost, then its lift), dearer than the queen stopping on e6 and going on to g4 with a
+    // reading late: Qe6 was recorded. A square caught for a moment and changed back before its
+    // reading came is one reading late.
     let read = bench_game(178, 40, Faults::LATE);
     assert!(read.exact, "{read:?}");
 }

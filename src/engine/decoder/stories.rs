@@ -2332,18 +2332,32 @@ mod tests {
             frame(14949, E1, Lifted),
             seen(15158, D2, Placed),
         ];
-        let ask = Ask {
-            reports: &[14949],
-            ..ask(4, 8)
-        };
-        let found = find_as(&start, &log, ask);
-        let castled = story_of(&start, &found, &["Qd2", "Nc6", "O-O-O"]).expect("castling");
-        let touched = story_of(&start, &found, &["Rc1", "Nc6", "Kd2"]).expect("the touch");
-        assert!(castled.cost < touched.cost, "{castled:?} {touched:?}");
+        let castled = ["Qd2", "Nc6", "O-O-O"];
+        let found = told_apart(&start, &log, 14949, &castled, &["Rc1", "Nc6", "Kd2"]);
         assert_eq!(
             sans(&start, &found.best().unwrap().moves),
             ["Qd2", "Nc6", "O-O-O"]
         );
+    }
+
+    /// The stories of `log` from `start` (stories of up to four moves, the board's whole report
+    /// at `report`): both `better` and `worse` (in SAN) among them, `better` the cheaper.
+    fn told_apart(
+        start: &Chess,
+        log: &[Seen],
+        report: Millis,
+        better: &[&str],
+        worse: &[&str],
+    ) -> Found {
+        let ask = Ask {
+            reports: &[report],
+            ..ask(4, 8)
+        };
+        let found = find_as(start, log, ask);
+        let b = story_of(start, &found, better).expect("the better story");
+        let w = story_of(start, &found, worse).expect("the worse story");
+        assert!(b.cost < w.cost, "{b:?} {w:?}");
+        found
     }
 
     #[test]
@@ -2362,14 +2376,13 @@ mod tests {
             seen(37473, F1, Lifted),
             seen(38130, D1, Placed),
         ];
-        let ask = Ask {
-            reports: &[36857],
-            ..ask(4, 8)
-        };
-        let found = find_as(&start, &log, ask);
-        let castled = story_of(&start, &found, &["O-O", "g5", "Rfd1"]).expect("castling");
-        let other = story_of(&start, &found, &["Rg1", "g5", "Kd1"]).expect("the king");
-        assert!(castled.cost < other.cost, "{castled:?} {other:?}");
+        told_apart(
+            &start,
+            &log,
+            36857,
+            &["O-O", "g5", "Rfd1"],
+            &["Rg1", "g5", "Kd1"],
+        );
     }
 
     #[test]
