@@ -184,6 +184,10 @@ pub(super) enum LastSaid {
 pub const AGREE_AFTER_PLIES: usize = 12;
 /// ... or the log since the agreed point is this long.
 pub const AGREE_AFTER_OBSERVATIONS: usize = 600;
+/// A log this long (a piece held for an hour while a switch chatters) takes nothing more and
+/// tells no stories until a move is agreed: the board is read as it stands, in a time that
+/// does not grow with the length of the turn.
+pub const LOG_BOUND: usize = 4 * AGREE_AFTER_OBSERVATIONS;
 
 /// The engine: one game on one board. Pure and synchronous: every input carries its time, and
 /// the caller asks [`Engine::next_deadline`] when to call [`Engine::advance`] next.
@@ -941,6 +945,16 @@ impl Engine {
         self.rulings.clear();
     }
 
+    /// The board shows the record again after a long turn: agreed on as it stands, now (the
+    /// state kept at the start of this turn stays, for a correction of its move).
+    pub(super) fn agree_standing(&mut self) {
+        let plies = self.game.plies.len();
+        let mut kept = std::mem::take(&mut self.checkpoints);
+        kept.retain(|c| c.plies >= plies);
+        self.agree(self.now);
+        self.checkpoints = kept;
+    }
+
     /// What agreeing at `t` on the record forgets of what came after the point `plies`,
     /// `since` (in the room of `p`).
     fn prior_at(&self, plies: usize, since: Millis, t: Millis, mut p: Prior) -> Prior {
@@ -1091,5 +1105,55 @@ mod tests {
         assert!(!prior.log.is_empty());
         e.reagree(agreed, prior);
         assert_eq!(reading_state(&e), before);
+    }
+
+    /// Plays `flicks` lifts and put-backs of the e-pawn, then, with it held, as many readings
+    /// of a switch chattering on h5, then e4 and e5: what the engine said (without
+    /// times), and the longest log and turn it kept meanwhile.
+    fn long_turn(flicks: usize) -> (Vec<String>, usize, usize) {
+        let mut e = Engine::new(Settings::default());
+        let mut out = Vec::new();
+        e.new_game(0, Chess::default(), true, &mut out);
+        let (mut t, mut longest_log, mut longest_turn) = (1000, 0, 0);
+        let mut read = |e: &mut Engine, sq, state, out: &mut Vec<_>| {
+            e.reading(t, Reading::Square(sq, state), out);
+            t += 300;
+            longest_log = longest_log.max(e.log.len());
+            longest_turn = longest_turn.max(e.turn.seen.len());
+        };
+        for _ in 0..flicks {
+            read(&mut e, Square::E2, EMPTY, &mut out);
+            read(&mut e, Square::E2, OCCUPIED, &mut out);
+        }
+        read(&mut e, Square::E2, EMPTY, &mut out);
+        for _ in 0..flicks {
+            read(&mut e, Square::H5, OCCUPIED, &mut out);
+            read(&mut e, Square::H5, EMPTY, &mut out);
+        }
+        for (sq, state) in [
+            (Square::E4, OCCUPIED),
+            (Square::E7, EMPTY),
+            (Square::E5, OCCUPIED),
+        ] {
+            read(&mut e, sq, state, &mut out);
+        }
+        e.advance(t + 10_000, &mut out);
+        let said = out.iter().map(|ev| format!("{:?}", ev.kind)).collect();
+        (said, longest_log, longest_turn)
+    }
+
+    #[test]
+    fn a_turn_of_many_readings_is_read_as_a_short_one_in_a_log_of_bounded_length() {
+        let (short, ..) = long_turn(3);
+        let (long, longest_log, longest_turn) = long_turn(20_000);
+        assert_eq!(long, short);
+        assert!(
+            short.iter().any(|s| s.contains("e2e4")) && short.iter().any(|s| s.contains("e7e5")),
+            "{short:?}"
+        );
+        // (Each reading reads the log and the turn: their length bounds its time. The turn
+        // had 80,000 readings.)
+        assert!(longest_log <= 4_000, "{longest_log}");
+        assert!(longest_turn <= 1_000, "{longest_turn}");
     }
 }

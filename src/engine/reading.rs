@@ -5,7 +5,7 @@
 
 use shakmaty::{Bitboard, Chess, Color, Move, Position, Role, Square};
 
-use super::arbiter::{Engine, Held, Hold, Mismatch, Phase};
+use super::arbiter::{Engine, Held, Hold, Mismatch, Phase, AGREE_AFTER_OBSERVATIONS, LOG_BOUND};
 use super::clock::ClockSwitch;
 use super::decoder::debounce::{Change, EMPTY};
 use super::decoder::log::{Seen, Trace};
@@ -15,7 +15,7 @@ use super::event::{Event, EventKind, Millis, Priority};
 use super::game::fen_of;
 use super::revise::Revision;
 use super::rules::Mode;
-use super::turn::{Commit, Swap, Touch};
+use super::turn::{Commit, Swap, Touch, SEEN_BOUND};
 
 impl Engine {
     /// Changes that became stable at the same moment: what the board did, and what it means.
@@ -229,16 +229,21 @@ impl Engine {
 
     /// What the board does is kept in the log for the stories: not while a move made elsewhere
     /// (the other board's, the computer's) is executed here, nor while this board is only
-    /// watched.
+    /// watched, nor past the log's bound.
     fn logging(&self) -> bool {
-        !matches!(
-            self.phase,
-            Phase::Replicating { .. } | Phase::Over | Phase::Adjourned { .. }
-        ) && !self.passive()
+        self.log.len() < LOG_BOUND
+            && !matches!(
+                self.phase,
+                Phase::Replicating { .. } | Phase::Over | Phase::Adjourned { .. }
+            )
+            && !self.passive()
     }
 
     /// Takes a batch of changes into the physical board and the turn's observations.
     fn observe(&mut self, batch: &[Change]) {
+        if self.turn.seen.len() >= SEEN_BOUND {
+            self.turn.compact();
+        }
         self.note_glitches();
         let logged = self.logging();
         for c in batch {
@@ -529,6 +534,11 @@ impl Engine {
                 // Everything is home: pieces lifted and put back cannot be the victims of a
                 // capture any more (else lifting the capturer alone would complete it).
                 self.turn.vacated = Bitboard::EMPTY;
+                if !waiting && self.log.len() > AGREE_AFTER_OBSERVATIONS {
+                    // (Bounded: a board that showed the record after this many observations
+                    // since the agreed point is agreed on as it stands.)
+                    self.agree_standing();
+                }
                 if !waiting && !self.turn.touches_deferred && !self.turn.touch_unknown {
                     self.tell_put_back(Bitboard::EMPTY, out);
                 }

@@ -12,7 +12,7 @@ use shakmaty::san::SanPlus;
 use shakmaty::{Chess, Move, Position, Role, Square};
 
 use super::arbiter::{
-    Credit, Engine, Fruitless, Held, Hold, LastSaid, Mismatch, Phase, AGREE_AFTER_PLIES,
+    Credit, Engine, Fruitless, Held, Hold, LastSaid, Mismatch, Phase, AGREE_AFTER_PLIES, LOG_BOUND,
 };
 use super::decoder::debounce::EMPTY;
 use super::decoder::log::{Seen, Trace};
@@ -351,7 +351,11 @@ impl Engine {
         out: &mut Vec<Event>,
         deepened: bool,
     ) -> Revision {
-        if self.standing() || self.passive() || self.computer_since_agreed() {
+        if self.standing()
+            || self.passive()
+            || self.computer_since_agreed()
+            || self.log.len() >= LOG_BOUND
+        {
             return Revision::Nothing;
         }
         // (A held move or a board standing still is always searched: rulings wait on it.)

@@ -33,6 +33,9 @@ pub struct Swap {
     pub lifted: Option<Millis>,
 }
 
+/// A turn with more observations than this keeps only the last of each kind on each square.
+pub const SEEN_BOUND: usize = 512;
+
 /// The state of one turn; a new turn starts empty.
 #[derive(Clone, Debug, Default)]
 pub struct Turn {
@@ -46,6 +49,8 @@ pub struct Turn {
     /// Everything the board did since the position was agreed, in time order.
     pub seen: Vec<Seen>,
     /// How many of `seen` have been read for touches.
+    ///
+    /// (`seen` is compacted past [`SEEN_BOUND`] readings: see [`Turn::compact`].)
     pub reported: usize,
     pub adjusting: bool,
     pub committed: Option<Commit>,
@@ -117,6 +122,35 @@ impl Turn {
             .rev()
             .find(|s| s.square == sq && s.what != Trace::Glitch)
             .map(|s| s.t)
+    }
+
+    /// Forgets the board's older comings and goings on each square, once every one has been
+    /// read for touches: of each square, only the last lift, placement and flicker stay. What
+    /// the turn is asked (the last time a square changed or flickered, the squares that
+    /// changed) keeps its answer, and a turn in which a piece is lifted and put back for an
+    /// hour stays as quick to read as a short one.
+    pub fn compact(&mut self) {
+        if self.reported < self.seen.len() {
+            return;
+        }
+        let mut kept = [[false; 64]; 3];
+        let mut keep = vec![false; self.seen.len()];
+        for (i, s) in self.seen.iter().enumerate().rev() {
+            let k = match s.what {
+                Trace::Lifted => 0,
+                Trace::Placed => 1,
+                _ => 2,
+            };
+            let slot = &mut kept[k][usize::from(s.square)];
+            keep[i] = !*slot;
+            *slot = true;
+        }
+        let mut i = 0;
+        self.seen.retain(|_| {
+            i += 1;
+            keep[i - 1]
+        });
+        self.reported = self.seen.len();
     }
 
     /// A new turn that keeps what the board did after `t` (the opponent's first steps, when a
