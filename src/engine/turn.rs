@@ -46,11 +46,10 @@ pub struct Turn {
     pub told: Bitboard,
     /// Squares of the position that were seen empty during this turn.
     pub vacated: Bitboard,
-    /// Everything the board did since the position was agreed, in time order.
+    /// Everything the board did since the position was agreed, in time order (past
+    /// [`SEEN_BOUND`] observations, the last of each kind on each square: [`Turn::compact`]).
     pub seen: Vec<Seen>,
     /// How many of `seen` have been read for touches.
-    ///
-    /// (`seen` is compacted past [`SEEN_BOUND`] readings: see [`Turn::compact`].)
     pub reported: usize,
     pub adjusting: bool,
     pub committed: Option<Commit>,
@@ -203,5 +202,44 @@ mod tests {
             Color::White,
         );
         assert_eq!(t.touches.last().map(|x| x.square), Some(Square::E8));
+    }
+
+    #[test]
+    fn a_compacted_turn_answers_as_before() {
+        let seen = |t, square, what| Seen {
+            t,
+            square,
+            what,
+            late: false,
+        };
+        let mut turn = Turn::default();
+        for i in 0..300 {
+            let t = 1000 + 10 * i;
+            turn.seen.push(seen(t, Square::E2, Trace::Lifted));
+            turn.seen.push(seen(t + 1, Square::E2, Trace::Placed));
+            turn.seen.push(seen(t + 2, Square::D5, Trace::Glitch));
+        }
+        turn.seen.push(seen(5000, Square::G1, Trace::Lifted));
+        let answers = |turn: &Turn| {
+            (
+                turn.changed(),
+                turn.last_change(Square::E2),
+                turn.last_seen(Square::E2, Trace::Lifted),
+                turn.last_seen(Square::D5, Trace::Glitch),
+                turn.last_change(Square::G1),
+                turn.last_change(Square::D5),
+            )
+        };
+        let before = answers(&turn);
+        // (Not while a reading is still to be read for touches.)
+        turn.reported = 10;
+        turn.compact();
+        assert_eq!(turn.seen.len(), 901);
+        turn.reported = turn.seen.len();
+        turn.compact();
+        assert_eq!(turn.seen.len(), 4);
+        assert_eq!(turn.reported, 4);
+        assert_eq!(answers(&turn), before);
+        assert!(turn.seen.windows(2).all(|w| w[0].t <= w[1].t));
     }
 }
