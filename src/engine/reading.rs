@@ -83,11 +83,22 @@ impl Engine {
         let mut verdict = self.verdict();
         if let Some(h) = held.as_ref().filter(|h| matches!(h.held, Held::Breach(_))) {
             // A move against touch-move was released: the board going on does not undo it. It
-            // is refused at its release, unless the board now tells another story.
+            // is refused at its release, unless the board now tells another story; while legal
+            // moves with a reading still to come explain it as well, not yet (until the board
+            // has stood for the mismatch delay since the release).
             let h = h.clone();
             self.phase = Phase::Moving;
-            if self.revise(false, Some(&h), out) == Revision::Taken {
-                return;
+            match self.revise(false, Some(&h), out) {
+                Revision::Taken => return,
+                Revision::Waiting => {
+                    self.phase = Phase::Holding(Hold {
+                        due: Some(h.since.saturating_add(self.s.mismatch_ms).max(self.now + 1)),
+                        deferred: true,
+                        ..h
+                    });
+                    return;
+                }
+                Revision::Current | Revision::Nothing => {}
             }
             self.settle(h, out);
             self.report_touches(out);

@@ -436,7 +436,15 @@ impl Engine {
             Some(Held::Breach(m)) => Some(*m),
             _ => None,
         };
-        let ruled = |s: &Story| breach.is_some_and(|m| s.moves.get(n) == Some(&m));
+        // (The record's story with the board showing that move made beyond it is the same
+        // story: no legal rival of the ruling.)
+        let ruled = |s: &Story| {
+            breach.is_some_and(|m| {
+                s.moves.get(n) == Some(&m)
+                    || s.moves.len() == n
+                        && matches!(&s.beyond, Verdict::Moves(shown) if shown.contains(&m))
+            })
+        };
         let keeps =
             |s: &Story| s.moves.starts_with(&announced) && !self.not_borne_out(s, n) && !ruled(s);
         let best = match found.stories.iter().find(|s| !ruled(s)) {
