@@ -59,6 +59,10 @@ const MOST_PLIES: usize = AGREE_AFTER_PLIES + BEYOND_RECORD;
 /// sides that nobody saw).
 const DOUBTFUL: u32 = 12;
 
+/// How long after its first new move a story that needs readings lost or late waits for a
+/// rival's owed readings: a lost reading's report (once a second), most late readings.
+const OWED_RIVAL_MS: Millis = 1500;
+
 /// Stories held open between searches, and the nodes each is searched with again.
 const HELD_OPEN: usize = 8;
 const OPEN_BUDGET: usize = stories::BUDGET / 2;
@@ -601,6 +605,24 @@ impl Engine {
                 None => {}
             }
         }
+        // A story that needs readings lost or late, and another that ends elsewhere and would
+        // cost no more once the readings it is owed come (a lost reading comes back with the
+        // board's next report, a late one within seconds): not taken while they may still come,
+        // for a while after the story's first new move. (Not after a gap: its report shows
+        // where the pieces stand, and the readings owed there do not come.)
+        let first_new = candidate
+            .times
+            .get(common(&candidate.moves, &announced))
+            .copied()
+            .unwrap_or(self.now);
+        if !still
+            && candidate.cost > 0
+            && self.gaps.is_empty()
+            && self.now < first_new.saturating_add(OWED_RIVAL_MS)
+            && self.owed_rival(&found, &candidate, &start, &end)
+        {
+            return Revision::Waiting;
+        }
         // A story that withdraws moves announced for one that ends in an illegal move, or for
         // fewer moves: not while the board may still tell (the reply's first placement read
         // before its lift; the players taking a move back piece by piece, a takeback once the
@@ -709,6 +731,20 @@ impl Engine {
         let done = story.times.last().copied().unwrap_or(self.now);
         let due = done.saturating_add(self.s.promotion_ms);
         (self.now < due).then_some(due)
+    }
+
+    /// A story of `found` that ends elsewhere than `candidate` (at `end`) and owes readings
+    /// which, once come, would make it cost no more than `candidate` (not a beginning of the
+    /// candidate's moves, nor the candidate's moves and more).
+    fn owed_rival(&self, found: &Found, candidate: &Story, start: &Chess, end: &Chess) -> bool {
+        found.stories.iter().any(|s| {
+            let owed = stories::cost::OWED.saturating_mul(s.owed.count() as u32);
+            !s.owed.is_empty()
+                && s.cost.saturating_sub(owed) <= candidate.cost
+                && !candidate.moves.starts_with(&s.moves)
+                && !s.moves.starts_with(&candidate.moves)
+                && !same(&s.position(start), end)
+        })
     }
 
     /// The board tells the moves of `story` beyond the first `from` as well in another order:
