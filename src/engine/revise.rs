@@ -62,6 +62,9 @@ const DOUBTFUL: u32 = 12;
 /// How long after its first new move a story that needs readings lost or late waits for a
 /// rival's owed readings: a lost reading's report (once a second), most late readings.
 const OWED_RIVAL_MS: Millis = 1500;
+/// Meanwhile a story this much dearer is its rival too: a reading late still to come may tell
+/// them apart (the order of three captures on one square, their readings late).
+const NEAR_RIVAL: u32 = 2;
 
 /// Stories held open between searches, and the nodes each is searched with again.
 const HELD_OPEN: usize = 8;
@@ -607,7 +610,8 @@ impl Engine {
         }
         // A story that needs readings lost or late, and another that ends elsewhere and would
         // cost no more once the readings it is owed come (a lost reading comes back with the
-        // board's next report, a late one within seconds): not taken while they may still come,
+        // board's next report, a late one within seconds), or little more already: not taken
+        // while they may still come,
         // for a while after the story's first new move. (Not after a gap: its report shows
         // where the pieces stand, and the readings owed there do not come.)
         let first_new = candidate
@@ -734,13 +738,14 @@ impl Engine {
     }
 
     /// A story of `found` that ends elsewhere than `candidate` (at `end`) and owes readings
-    /// which, once come, would make it cost no more than `candidate` (not a beginning of the
-    /// candidate's moves, nor the candidate's moves and more).
+    /// which, once come, would make it cost no more than `candidate`, or costs at most
+    /// [`NEAR_RIVAL`] more already (not a beginning of the candidate's moves, nor the
+    /// candidate's moves and more).
     fn owed_rival(&self, found: &Found, candidate: &Story, start: &Chess, end: &Chess) -> bool {
         found.stories.iter().any(|s| {
             let owed = stories::cost::OWED.saturating_mul(s.owed.count() as u32);
-            !s.owed.is_empty()
-                && s.cost.saturating_sub(owed) <= candidate.cost
+            (!s.owed.is_empty() && s.cost.saturating_sub(owed) <= candidate.cost
+                || s.cost <= candidate.cost + NEAR_RIVAL)
                 && !candidate.moves.starts_with(&s.moves)
                 && !s.moves.starts_with(&candidate.moves)
                 && !same(&s.position(start), end)
