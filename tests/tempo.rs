@@ -239,6 +239,14 @@ fn bench_game(i: usize, min_reply_ms: Millis, faults: Faults) -> sim::Read {
     )
 }
 
+/// The bench's game `i` with `faults`, replies from `min_reply_ms`, is recorded to its end with
+/// no wrong move left.
+fn read_to_the_end_right(i: usize, min_reply_ms: Millis, faults: Faults) {
+    let read = bench_game(i, min_reply_ms, faults);
+    assert!(read.to_the_end, "{read:?}");
+    assert!(!read.wrong_left, "{read:?}");
+}
+
 #[test]
 fn a_record_the_stories_cannot_replace_goes_on_when_they_are_as_long_as_a_story_may_be() {
     // The bench's game 144 with pulled cables, replies from 40 ms: 8.Bd2 is read, then a gap
@@ -248,9 +256,7 @@ fn a_record_the_stories_cannot_replace_goes_on_when_they_are_as_long_as_a_story_
     // on, the stories grow to the most moves a story may have, and from then on none
     // explains the board: nothing more was recorded (15 of 125 plies). The record goes on,
     // marked, when the stories are that long.
-    let read = bench_game(144, 40, Faults::PULLS);
-    assert!(read.to_the_end, "{read:?}");
-    assert!(!read.wrong_left, "{read:?}");
+    read_to_the_end_right(144, 40, Faults::PULLS);
 }
 
 #[test]
@@ -261,9 +267,7 @@ fn a_move_made_on_a_square_emptied_and_filled_again_while_the_cable_was_out_is_t
     // was not among the readings, so it waited for the knight to be set down, which it was
     // long since; the players went on past what a story reaches after a gap, and nothing more
     // was recorded (22 of 177 plies).
-    let read = bench_game(195, 80, Faults::PULLS);
-    assert!(read.to_the_end, "{read:?}");
-    assert!(!read.wrong_left, "{read:?}");
+    read_to_the_end_right(195, 80, Faults::PULLS);
 }
 
 #[test]
@@ -273,9 +277,7 @@ fn stories_held_open_are_searched_when_the_search_ends_at_its_horizon() {
     // they let a story be; the stories held open from the search before were not searched on
     // (only a search that ran out of nodes searched them), the true story lay beyond, and a
     // wrong one was recorded: 237 of 314 plies right, then nothing more.
-    let read = bench_game(315, 300, Faults::PULLS);
-    assert!(read.to_the_end, "{read:?}");
-    assert!(!read.wrong_left, "{read:?}");
+    read_to_the_end_right(315, 300, Faults::PULLS);
 }
 
 #[test]
@@ -285,9 +287,7 @@ fn the_searches_after_a_gap_are_not_starved_while_people_play_on() {
     // searches, and the next, spent what searches may spend at once; those the players' next
     // moves asked for waited for credit, the players went on past what a story reaches after a
     // gap, and nothing more was recorded (104 of 244 plies).
-    let read = bench_game(265, 40, Faults::PULLS);
-    assert!(read.to_the_end, "{read:?}");
-    assert!(!read.wrong_left, "{read:?}");
+    read_to_the_end_right(265, 40, Faults::PULLS);
 }
 
 #[test]
@@ -310,9 +310,7 @@ fn a_capture_swapped_before_a_reading_of_the_move_before_came_is_the_swap() {
     // it was set down there (a flicker). The swap's flicker was looked for only after the
     // queen's late reading, not found, and the recapture read as another move: 52 of 82 plies
     // right, then nothing more.
-    let read = bench_game(127, 40, Faults::COMBINED);
-    assert!(read.to_the_end, "{read:?}");
-    assert!(!read.wrong_left, "{read:?}");
+    read_to_the_end_right(127, 40, Faults::COMBINED);
 }
 
 #[test]

@@ -945,6 +945,11 @@ impl Engine {
         self.rulings.clear();
     }
 
+    /// The log has reached [`LOG_BOUND`]: it takes nothing more, and tells no stories.
+    pub(super) fn log_full(&self) -> bool {
+        self.log.len() >= LOG_BOUND
+    }
+
     /// The board shows the record again after a long turn: agreed on as it stands, now (the
     /// state kept at the start of this turn stays, for a correction of its move).
     pub(super) fn agree_standing(&mut self) {

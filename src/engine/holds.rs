@@ -195,11 +195,7 @@ impl Engine {
             match self.revise(h.deferred, Some(&h), out) {
                 Revision::Taken => return,
                 Revision::Waiting if !h.deferred => {
-                    self.phase = Phase::Holding(Hold {
-                        due: Some(h.since.saturating_add(self.s.mismatch_ms).max(self.now + 1)),
-                        deferred: true,
-                        ..h
-                    });
+                    self.defer(h);
                     return;
                 }
                 _ => self.phase = Phase::Moving,
@@ -217,6 +213,16 @@ impl Engine {
                 }
             }
         }
+    }
+
+    /// A ruling held back that legal moves may still explain: given once the board has stood
+    /// for the mismatch delay since the move's release.
+    pub(super) fn defer(&mut self, h: Hold) {
+        self.phase = Phase::Holding(Hold {
+            due: Some(h.since.saturating_add(self.s.mismatch_ms).max(self.now + 1)),
+            deferred: true,
+            ..h
+        });
     }
 
     pub(super) fn hold(&mut self, held: Held, wait: Option<Millis>) {

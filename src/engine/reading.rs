@@ -5,7 +5,7 @@
 
 use shakmaty::{Bitboard, Chess, Color, Move, Position, Role, Square};
 
-use super::arbiter::{Engine, Held, Hold, Mismatch, Phase, AGREE_AFTER_OBSERVATIONS, LOG_BOUND};
+use super::arbiter::{Engine, Held, Hold, Mismatch, Phase, AGREE_AFTER_OBSERVATIONS};
 use super::clock::ClockSwitch;
 use super::decoder::debounce::{Change, EMPTY};
 use super::decoder::log::{Seen, Trace};
@@ -91,11 +91,7 @@ impl Engine {
             match self.revise(false, Some(&h), out) {
                 Revision::Taken => return,
                 Revision::Waiting => {
-                    self.phase = Phase::Holding(Hold {
-                        due: Some(h.since.saturating_add(self.s.mismatch_ms).max(self.now + 1)),
-                        deferred: true,
-                        ..h
-                    });
+                    self.defer(h);
                     return;
                 }
                 Revision::Current | Revision::Nothing => {}
@@ -242,7 +238,7 @@ impl Engine {
     /// (the other board's, the computer's) is executed here, nor while this board is only
     /// watched, nor past the log's bound.
     fn logging(&self) -> bool {
-        self.log.len() < LOG_BOUND
+        !self.log_full()
             && !matches!(
                 self.phase,
                 Phase::Replicating { .. } | Phase::Over | Phase::Adjourned { .. }

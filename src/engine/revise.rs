@@ -12,7 +12,7 @@ use shakmaty::san::SanPlus;
 use shakmaty::{Chess, Move, Position, Role, Square};
 
 use super::arbiter::{
-    Credit, Engine, Fruitless, Held, Hold, LastSaid, Mismatch, Phase, AGREE_AFTER_PLIES, LOG_BOUND,
+    Credit, Engine, Fruitless, Held, Hold, LastSaid, Mismatch, Phase, AGREE_AFTER_PLIES,
 };
 use super::decoder::debounce::EMPTY;
 use super::decoder::log::{Seen, Trace};
@@ -360,11 +360,7 @@ impl Engine {
         out: &mut Vec<Event>,
         deepened: bool,
     ) -> Revision {
-        if self.standing()
-            || self.passive()
-            || self.computer_since_agreed()
-            || self.log.len() >= LOG_BOUND
-        {
+        if self.standing() || self.passive() || self.computer_since_agreed() || self.log_full() {
             return Revision::Nothing;
         }
         // (A held move or a board standing still is always searched: rulings wait on it.)

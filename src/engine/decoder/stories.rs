@@ -997,10 +997,7 @@ impl<'a> Search<'a> {
                     let t = log[self.glitches[g]].t;
                     self.flicker_before_its_move(t, &step);
                     self.glitch_used[g] = true;
-                    self.owed.add(sq);
-                    self.owed_touched.add(sq);
-                    self.owed_since[sq as usize] = t;
-                    self.owed_from[sq as usize] = t;
+                    self.owe(sq, t, t, true);
                     self.cost += cost::OWED;
                     self.departures.owed += 1;
                     self.change(next, m, ch, j + 1, step.seen(t, false));
@@ -1013,11 +1010,8 @@ impl<'a> Search<'a> {
                     Some(g) if self.unseen_fits(sq, &g) => {
                         // Made while nobody heard the board, and not in its report: changed
                         // back unseen, or the report contradicts the story.
-                        self.owed.add(sq);
-                        self.owed_touched.discard(sq);
+                        self.owe(sq, g.from, g.from, false);
                         self.owed_in_gap.add(sq);
-                        self.owed_since[sq as usize] = g.from;
-                        self.owed_from[sq as usize] = g.from;
                         if !g.changed.contains(sq) {
                             self.gap_unseen.add(sq);
                         }
@@ -1025,17 +1019,12 @@ impl<'a> Search<'a> {
                         self.departures.unseen += 1;
                     }
                     _ => {
-                        self.owed.add(sq);
-                        self.owed_touched.discard(sq);
-                        self.owed_since[sq as usize] = step.end.unwrap_or(step.floor);
+                        let since = step.end.unwrap_or(step.floor);
                         // (A move seen only in a report was made before it, since the move
                         // before: a reading of the square then, as it stood, may be the next
                         // change's.)
-                        self.owed_from[sq as usize] = if step.heard {
-                            self.owed_since[sq as usize]
-                        } else {
-                            step.floor
-                        };
+                        let from = if step.heard { since } else { step.floor };
+                        self.owe(sq, since, from, false);
                         self.cost += cost::OWED;
                         self.departures.owed += 1;
                     }
@@ -1114,10 +1103,7 @@ impl<'a> Search<'a> {
                         // The capturing piece's placement not seen yet (a placement seen there
                         // later may be another capture's).
                         self.cur[sq as usize] = at as u16 + 1;
-                        self.owed.add(sq);
-                        self.owed_touched.discard(sq);
-                        self.owed_since[sq as usize] = log[i].t;
-                        self.owed_from[sq as usize] = log[i].t;
+                        self.owe(sq, log[i].t, log[i].t, false);
                         self.cost += cost::OWED;
                         self.departures.owed += 1;
                         self.change(next, m, ch, j + 1, lifted);
@@ -1173,6 +1159,16 @@ impl<'a> Search<'a> {
 
     /// `sq` is no longer owed: takes back what owing it cost, as an unseen change in a gap
     /// or as a reading still to come.
+    /// `sq`'s change is owed, since `since` (a reading of the square from `from` on may be
+    /// it); `touched`: the sensor caught it for a moment (a flicker), its settled reading is
+    /// what is owed.
+    fn owe(&mut self, sq: Square, since: Millis, from: Millis, touched: bool) {
+        self.owed.add(sq);
+        self.owed_touched.set(sq, touched);
+        self.owed_since[sq as usize] = since;
+        self.owed_from[sq as usize] = from;
+    }
+
     fn settle_owed(&mut self, sq: Square) {
         self.owed.discard(sq);
         if self.owed_in_gap.contains(sq) {
