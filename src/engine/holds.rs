@@ -116,6 +116,17 @@ impl Engine {
         })
     }
 
+    /// `m`'s piece was seen set down on its square before it was seen lifted: the move is
+    /// made only if a reading came late.
+    pub(super) fn made_late(&self, m: Move) -> bool {
+        match m {
+            Move::Normal { from, to, .. } | Move::EnPassant { from, to } => {
+                self.turn.placed_before_lifted(from, to)
+            }
+            _ => false,
+        }
+    }
+
     /// Settles a hold the engine chose to wait for (not the clock button's), and an
     /// alternative still open, at their times: a new game.
     pub(super) fn settle_pending(&mut self, out: &mut Vec<Event>) {
@@ -199,6 +210,27 @@ impl Engine {
                     return;
                 }
                 _ => self.phase = Phase::Moving,
+            }
+        }
+        if let Held::Move(m) = h.held {
+            if self.made_late(m) {
+                // The board shows the move, but its piece was seen set down before it was seen
+                // lifted: a reading came late, and another story whose reading is still owed
+                // may explain the board as well (the reply's first lift, after a move whose
+                // own lift is late). Not taken while the stories wait, until the board has
+                // stood for the mismatch delay.
+                let still = self.now >= h.since.saturating_add(self.s.mismatch_ms);
+                match self.revise(still, Some(&h), out) {
+                    Revision::Taken => return,
+                    Revision::Waiting if !still => {
+                        self.phase = Phase::Holding(Hold {
+                            due: Some(self.now.saturating_add(self.s.settle_ms)),
+                            ..h
+                        });
+                        return;
+                    }
+                    _ => self.phase = Phase::Moving,
+                }
             }
         }
         match h.held {

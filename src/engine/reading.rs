@@ -111,7 +111,9 @@ impl Engine {
                     // shows; else the moves that explain it from the last agreed position (the
                     // held move need not be among them: a reading lost on its way on, or what
                     // looked like an illegal move made of two legal ones).
-                    if !self.explained_after(&h) {
+                    if !self.explained_after(&h)
+                        || matches!(h.held, Held::Move(m) if self.made_late(m))
+                    {
                         match self.revise(false, Some(&h), out) {
                             Revision::Taken => return,
                             // Legal moves explain it, but not one story yet: the held move is
@@ -684,7 +686,7 @@ impl Engine {
             self.hold(Held::Promotion(m), Some(self.s.promotion_ms));
             return;
         }
-        if recognise::could_slide_on(&self.game.pos, &m) {
+        if recognise::could_slide_on(&self.game.pos, &m) || self.made_late(m) {
             self.hold(Held::Move(m), Some(self.s.settle_ms));
             return;
         }

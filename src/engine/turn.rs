@@ -4,6 +4,7 @@
 use shakmaty::{Bitboard, Piece, Role, Square};
 
 use super::decoder::log::{Seen, Trace};
+use super::decoder::stories::SET_DOWN_FIRST_MS;
 use super::event::Millis;
 
 /// A piece touched by the player to move, with what stood there and when. Touches at the same
@@ -114,6 +115,24 @@ impl Turn {
             .map(|s| s.t)
     }
 
+    /// A piece was last seen set down on `to` longer than a board's scan before any lift from
+    /// `from` was seen (a move from `from` to `to` is then made only if a reading came late).
+    pub fn placed_before_lifted(&self, from: Square, to: Square) -> bool {
+        let lifted = self
+            .seen
+            .iter()
+            .find(|s| s.square == from && s.what == Trace::Lifted)
+            .map(|s| s.t);
+        let placed = self.last_seen(to, Trace::Placed);
+        // (A flicker on `from` before: the lift's contact bounce, the lift begun.)
+        let bounced = |p: Millis| {
+            self.seen
+                .iter()
+                .any(|s| s.square == from && s.what == Trace::Glitch && s.t <= p)
+        };
+        placed.is_some_and(|p| lifted.is_some_and(|l| p + SET_DOWN_FIRST_MS < l) && !bounced(p))
+    }
+
     /// The last time `sq` changed, if it did.
     pub fn last_change(&self, sq: Square) -> Option<Millis> {
         self.seen
@@ -173,6 +192,48 @@ mod tests {
             piece: Piece { color, role },
             at,
         }
+    }
+
+    #[test]
+    fn a_piece_set_down_long_before_its_lift_is_told_unless_its_lift_flickered() {
+        let seen = |t, square, what| Seen {
+            t,
+            square,
+            what,
+            late: false,
+        };
+        let turn = |seen: Vec<Seen>| Turn {
+            seen,
+            ..Turn::default()
+        };
+        let (b8, b6) = (Square::B8, Square::B6);
+        // Set down on b6, lifted from b8 600 ms later: a reading came late.
+        let late = turn(vec![
+            seen(1142, b6, Trace::Placed),
+            seen(1768, b8, Trace::Lifted),
+        ]);
+        assert!(late.placed_before_lifted(b8, b6));
+        // Within a DGT board's scan: its order of reading.
+        let scan = turn(vec![
+            seen(1142, b6, Trace::Placed),
+            seen(1392, b8, Trace::Lifted),
+        ]);
+        assert!(!scan.placed_before_lifted(b8, b6));
+        // Lifted first, or its lift's bounce seen before the placement.
+        let plain = turn(vec![
+            seen(1100, b8, Trace::Lifted),
+            seen(1768, b6, Trace::Placed),
+        ]);
+        assert!(!plain.placed_before_lifted(b8, b6));
+        let bounced = turn(vec![
+            seen(1000, b8, Trace::Glitch),
+            seen(1142, b6, Trace::Placed),
+            seen(1768, b8, Trace::Lifted),
+        ]);
+        assert!(!bounced.placed_before_lifted(b8, b6));
+        // No lift seen at all (lifted in the turn before): nothing to tell.
+        let unseen = turn(vec![seen(1142, b6, Trace::Placed)]);
+        assert!(!unseen.placed_before_lifted(b8, b6));
     }
 
     #[test]

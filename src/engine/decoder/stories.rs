@@ -158,6 +158,10 @@ pub struct Query<'a> {
 /// whole-board report): a story that needs one not shown for longer is not what happened.
 pub const OWED_PATIENCE_MS: Millis = 3000;
 
+/// A lift owed by a move whose piece was seen set down is overdue this much sooner after the
+/// placement than [`OWED_PATIENCE_MS`] (a reading comes at most 2.5 s late).
+const SET_DOWN_PATIENCE_MS: Millis = 500;
+
 /// What a story needs that the board did not show, counted.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct Departures {
@@ -394,6 +398,11 @@ const BOUNCE_MS: Millis = 60;
 /// (the new square scanned first): a change seen earlier than that before its move's first
 /// change needs a reading late as well.
 const SCAN_MS: Millis = 100;
+
+/// A board may read a move's placement before its lift by up to a full scan of the board: a
+/// DGT board scans square by square, its scan taking up to 250 ms (docs/boards.md). A move's
+/// piece seen set down longer than this before it was seen lifted needs the lift's reading late.
+pub const SET_DOWN_FIRST_MS: Millis = 300;
 
 /// The log's lifts and placements by square: the indices of each square's, in the order seen,
 /// in one list (a search is made for most batches of readings: one allocation, not 64).
@@ -1283,7 +1292,11 @@ impl<'a> Search<'a> {
             }
         }
         for sq in self.owed {
-            cost += self.overdue_cost(self.owed_since[sq as usize]);
+            // (A lift owed by a move whose piece was seen set down was made by then, not before
+            // it need be: the reading is late from then, its patience a little shorter.)
+            let set_down = self.set_down_from(sq).saturating_sub(SET_DOWN_PATIENCE_MS);
+            let since = self.owed_since[sq as usize].max(set_down);
+            cost += self.overdue_cost(since);
         }
         if self.past_bound(cost) {
             return;
@@ -1409,6 +1422,23 @@ impl<'a> Search<'a> {
         self.keep(story);
     }
 
+    /// When the piece of the last move that leaves `sq` was seen set down on its square (0:
+    /// not seen, or no move leaves it).
+    fn set_down_from(&self, sq: Square) -> Millis {
+        let log = self.q.log;
+        let Some((k, to)) = self.moves.iter().enumerate().rev().find_map(|(k, &m)| {
+            own_squares(m).and_then(|(from, to)| (from == sq).then_some((k, to)))
+        }) else {
+            return 0;
+        };
+        self.assigned
+            .iter()
+            .filter(|&&(i, j)| j == k && log[i].square == to && log[i].what == Trace::Placed)
+            .map(|&(i, _)| log[i].t)
+            .max()
+            .unwrap_or(0)
+    }
+
     /// What a change the board has not shown since `since` costs beyond its being owed: overdue
     /// after [`OWED_PATIENCE_MS`], and each whole-board report since that did not show it (a late
     /// sensor shows the square as it was in every report, a lost reading shows in the next).
@@ -1510,7 +1540,51 @@ impl<'a> Search<'a> {
             }
             this = this.max(t);
         }
-        true
+        !self.set_down_before_lifted()
+    }
+
+    /// A move's piece seen set down on its square longer than a board's scan before it was
+    /// seen lifted from its own, with no flicker of its lift before (what
+    /// [`lateness`](Self::lateness) charges as a lift late, told without sorting the
+    /// observations, when they are in the moves' order).
+    fn set_down_before_lifted(&self) -> bool {
+        let log = self.q.log;
+        self.assigned.iter().any(|&(i, k)| {
+            let placed = &log[i];
+            let Some((from, to)) = self.moves.get(k).and_then(|&m| own_squares(m)) else {
+                return false;
+            };
+            let lifted_later = || {
+                self.assigned.iter().any(|&(j, kj)| {
+                    let lifted = &log[j];
+                    kj == k
+                        && lifted.what == Trace::Lifted
+                        && lifted.square == from
+                        && placed.t + SET_DOWN_FIRST_MS < lifted.t
+                })
+            };
+            let since = k.checked_sub(1).map_or(0, |b| {
+                self.assigned
+                    .iter()
+                    .filter(|&&(_, kb)| kb == b)
+                    .map(|&(j, _)| log[j].t)
+                    .min()
+                    .unwrap_or(0)
+            });
+            placed.what == Trace::Placed
+                && placed.square == to
+                && lifted_later()
+                && !self.lift_flickered(from, since, placed.t)
+        })
+    }
+
+    /// A flicker on `from` between `since` and `t`: the contact bounce of a lift begun then,
+    /// whose settled reading came later.
+    fn lift_flickered(&self, from: Square, since: Millis, t: Millis) -> bool {
+        self.glitches.iter().any(|&g| {
+            let g = &self.q.log[g];
+            g.square == from && since <= g.t && g.t <= t
+        })
     }
 
     /// What the changes the moves account for (and `beyond`: what the board did after them)
@@ -1547,6 +1621,7 @@ impl<'a> Search<'a> {
             runs,
             began,
             opened,
+            lifted,
         } = scratch;
         order.clear();
         order.extend(
@@ -1579,7 +1654,46 @@ impl<'a> Search<'a> {
                 }
             }
         }
+        // A move's piece set down on its square longer than a board's scan before it was
+        // lifted from its own, both seen in the moves' order with nothing of another move
+        // between (else the order of the moves has one of them late already), and no flicker
+        // on its square before (the lift's contact bounce): the lift's reading came late all
+        // the same (a plain move of another piece, its lift still to come, explains the
+        // placement as well).
+        lifted.clear();
+        lifted.resize(self.moves.len(), None);
+        for (j, (&(_, k, i), &kept)) in order.iter().zip(in_order.iter()).enumerate() {
+            let own = self.moves.get(k).and_then(|&m| own_squares(m));
+            if kept
+                && log[i].what == Trace::Lifted
+                && own.is_some_and(|(from, _)| log[i].square == from)
+            {
+                lifted[k] = Some(j);
+            }
+        }
         let (mut cost, mut late, mut early) = (0, 0, false);
+        for (j, (&(t, k, i), &kept)) in order.iter().zip(in_order.iter()).enumerate() {
+            let Some((from, to)) = self.moves.get(k).and_then(|&m| own_squares(m)) else {
+                continue;
+            };
+            if !kept || log[i].what != Trace::Placed || log[i].square != to {
+                continue;
+            }
+            let Some(l) = lifted[k].filter(|&l| l > j && t + SET_DOWN_FIRST_MS < order[l].0) else {
+                continue;
+            };
+            lifted[k] = None;
+            let alone = order[j + 1..l].iter().all(|o| o.1 == k);
+            let since = k.checked_sub(1).map_or(0, |b| began[b]);
+            if alone && !self.lift_flickered(from, since, t) {
+                late += 1;
+                cost += if log[order[l].2].late {
+                    cost::LATE_FRAME
+                } else {
+                    cost::LATE
+                };
+            }
+        }
         for (j, &(t, k, i)) in order.iter().enumerate() {
             if in_order[j] {
                 continue;
@@ -1702,6 +1816,17 @@ struct Scratch {
     /// For each move, when its first change was seen, and its first seen in order.
     began: Vec<Millis>,
     opened: Vec<Millis>,
+    /// For each move, where in `order` its piece was seen lifted from its square (in the
+    /// moves' order).
+    lifted: Vec<Option<usize>>,
+}
+
+/// The squares a move's own piece leaves and is set down on (not castling's two pieces).
+fn own_squares(m: Move) -> Option<(Square, Square)> {
+    match m {
+        Move::Normal { from, to, .. } | Move::EnPassant { from, to } => Some((from, to)),
+        _ => None,
+    }
 }
 
 /// Which of the observations, sorted by time, form the run whose moves never go back (`true`
@@ -2636,6 +2761,66 @@ mod tests {
         assert!(found.complete);
         assert_eq!(sans(&start, &best.moves), played);
         assert_eq!(best.cost, played_cost);
+    }
+
+    #[test]
+    fn a_piece_seen_set_down_long_before_its_lift_needs_the_lift_late() {
+        // 1. e4: the pawn's placement read before its lift. Within a DGT board's scan (250 ms)
+        // that is the board's order of reading; 700 ms before, the lift's reading came late,
+        // unless its lift flickered before the placement (the lift begun, its settled reading
+        // late). A late lift seen in a whole-board report costs less.
+        let start = Chess::default();
+        let cost_of_e4 = |log: &[Seen]| {
+            let found = find(&start, log);
+            let e4 = found
+                .stories
+                .iter()
+                .find(|s| sans(&start, &s.moves) == ["e4"])
+                .expect("the story of e4");
+            (e4.cost, e4.departures.late)
+        };
+        let scan = [seen(100, E4, Placed), seen(350, E2, Lifted)];
+        assert_eq!(cost_of_e4(&scan), (0, 0));
+        let late = [seen(100, E4, Placed), seen(800, E2, Lifted)];
+        assert_eq!(cost_of_e4(&late), (cost::LATE, 1));
+        let flickered = [
+            seen(60, E2, Glitch),
+            seen(100, E4, Placed),
+            seen(800, E2, Lifted),
+        ];
+        let (cost, late) = cost_of_e4(&flickered);
+        assert!(late == 0 && cost < cost::LATE, "{cost} {late}");
+        let reported = [seen(100, E4, Placed), frame(800, E2, Lifted)];
+        assert_eq!(cost_of_e4(&reported), (cost::LATE_FRAME, 1));
+    }
+
+    #[test]
+    fn a_lift_owed_after_its_piece_was_set_down_is_overdue_from_the_placement() {
+        // Nf3's knight set down at 2,000 ms, its lift from g1 not read: 3 s after the last
+        // move, but only 1.5 s after the placement, the lift is not overdue yet; 2.6 s after
+        // the placement it is.
+        let start = Chess::default();
+        let cost_at = |now: Millis| {
+            let log = [seen(2000, F3, Placed), seen(now, H7, Glitch)];
+            let found = find(&start, &log);
+            let nf3 = found
+                .stories
+                .iter()
+                .find(|s| sans(&start, &s.moves) == ["Nf3"])
+                .expect("the story of Nf3");
+            assert_eq!(nf3.departures.owed, 1);
+            nf3.cost
+        };
+        assert!(
+            cost_at(3500) < cost::OWED + cost::OVERDUE,
+            "{}",
+            cost_at(3500)
+        );
+        assert!(
+            cost_at(4600) >= cost::OWED + cost::OVERDUE,
+            "{}",
+            cost_at(4600)
+        );
     }
 
     #[test]
