@@ -1563,18 +1563,21 @@ impl<'a> Search<'a> {
                         && placed.t + SET_DOWN_FIRST_MS < lifted.t
                 })
             };
-            let since = k.checked_sub(1).map_or(0, |b| {
-                self.assigned
-                    .iter()
-                    .filter(|&&(_, kb)| kb == b)
-                    .map(|&(j, _)| log[j].t)
-                    .min()
-                    .unwrap_or(0)
-            });
+            // (The first change of the move before.)
+            let since = || {
+                k.checked_sub(1).map_or(0, |b| {
+                    self.assigned
+                        .iter()
+                        .filter(|&&(_, kb)| kb == b)
+                        .map(|&(j, _)| log[j].t)
+                        .min()
+                        .unwrap_or(0)
+                })
+            };
             placed.what == Trace::Placed
                 && placed.square == to
                 && lifted_later()
-                && !self.lift_flickered(from, since, placed.t)
+                && !self.lift_flickered(from, since(), placed.t)
         })
     }
 
