@@ -116,8 +116,10 @@ impl Engine {
         })
     }
 
-    /// `m`'s piece was seen set down on its square before it was seen lifted: the move is
-    /// made only if a reading came late.
+    /// `m`'s piece was seen set down on its square longer than a board's scan before it was
+    /// seen lifted (its lift's bounce not seen before): the move is made only if a reading
+    /// came late ([`Turn::placed_before_lifted`](super::turn::Turn::placed_before_lifted); the
+    /// stories charge the same).
     pub(super) fn made_late(&self, m: Move) -> bool {
         match m {
             Move::Normal { from, to, .. } | Move::EnPassant { from, to } => {
@@ -214,8 +216,8 @@ impl Engine {
         }
         if let Held::Move(m) = h.held {
             if self.made_late(m) {
-                // The board shows the move, but its piece was seen set down before it was seen
-                // lifted: a reading came late, and another story whose reading is still owed
+                // The board shows the move, but its piece was seen set down long before it was
+                // seen lifted: a reading came late, and another story whose reading is still owed
                 // may explain the board as well (the reply's first lift, after a move whose
                 // own lift is late). Not taken while the stories wait, until the board has
                 // stood for the mismatch delay.
