@@ -7,7 +7,7 @@ use shakmaty::attacks::between;
 use shakmaty::{Bitboard, Move, Position, Role};
 
 use super::arbiter::{Engine, Held, Hold, Phase};
-use super::decoder::log::Trace;
+use super::decoder::log::{own_squares, Trace};
 use super::decoder::recognise::{self, classify, Verdict};
 use super::event::{Event, Millis};
 use super::revise::Revision;
@@ -121,12 +121,7 @@ impl Engine {
     /// came late ([`Turn::placed_before_lifted`](super::turn::Turn::placed_before_lifted); the
     /// stories charge the same).
     pub(super) fn made_late(&self, m: Move) -> bool {
-        match m {
-            Move::Normal { from, to, .. } | Move::EnPassant { from, to } => {
-                self.turn.placed_before_lifted(from, to)
-            }
-            _ => false,
-        }
+        own_squares(m).is_some_and(|(from, to)| self.turn.placed_before_lifted(from, to))
     }
 
     /// Settles a hold the engine chose to wait for (not the clock button's), and an
@@ -194,10 +189,7 @@ impl Engine {
         if (self.link_down || self.gap_pending || self.gap_reading.is_some())
             && self.held_slide().is_some()
         {
-            self.phase = Phase::Holding(Hold {
-                due: Some(self.now.saturating_add(self.s.settle_ms)),
-                ..h
-            });
+            self.hold_again(h);
             return;
         }
         self.phase = Phase::Moving;
@@ -225,10 +217,7 @@ impl Engine {
                 match self.revise(still, Some(&h), out) {
                     Revision::Taken => return,
                     Revision::Waiting if !still => {
-                        self.phase = Phase::Holding(Hold {
-                            due: Some(self.now.saturating_add(self.s.settle_ms)),
-                            ..h
-                        });
+                        self.hold_again(h);
                         return;
                     }
                     _ => self.phase = Phase::Moving,
@@ -247,6 +236,14 @@ impl Engine {
                 }
             }
         }
+    }
+
+    /// Holds `h` on for the settle time: the board is read again then.
+    fn hold_again(&mut self, h: Hold) {
+        self.phase = Phase::Holding(Hold {
+            due: Some(self.now.saturating_add(self.s.settle_ms)),
+            ..h
+        });
     }
 
     /// A ruling held back that legal moves may still explain: given once the board has stood

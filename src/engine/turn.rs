@@ -3,8 +3,7 @@
 
 use shakmaty::{Bitboard, Piece, Role, Square};
 
-use super::decoder::log::{Seen, Trace};
-use super::decoder::stories::SET_DOWN_FIRST_MS;
+use super::decoder::log::{lifted_late, Seen, Trace};
 use super::event::Millis;
 
 /// A piece touched by the player to move, with what stood there and when. Touches at the same
@@ -116,7 +115,8 @@ impl Turn {
     }
 
     /// A piece was last seen set down on `to` longer than a board's scan before any lift from
-    /// `from` was seen (a move from `from` to `to` is then made only if a reading came late).
+    /// `from` was seen, the lift not begun before ([`lifted_late`]): a move from `from` to `to`
+    /// is then made only if a reading came late.
     pub fn placed_before_lifted(&self, from: Square, to: Square) -> bool {
         let lifted = self
             .seen
@@ -124,13 +124,9 @@ impl Turn {
             .find(|s| s.square == from && s.what == Trace::Lifted)
             .map(|s| s.t);
         let placed = self.last_seen(to, Trace::Placed);
-        // (A flicker on `from` before: the lift's contact bounce, the lift begun.)
-        let bounced = |p: Millis| {
-            self.seen
-                .iter()
-                .any(|s| s.square == from && s.what == Trace::Glitch && s.t <= p)
-        };
-        placed.is_some_and(|p| lifted.is_some_and(|l| p + SET_DOWN_FIRST_MS < l) && !bounced(p))
+        placed
+            .zip(lifted)
+            .is_some_and(|(p, l)| lifted_late(&self.seen, from, 0, p, l))
     }
 
     /// The last time `sq` changed, if it did.

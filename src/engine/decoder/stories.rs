@@ -31,7 +31,7 @@ use std::hash::BuildHasherDefault;
 use shakmaty::zobrist::Zobrist64;
 use shakmaty::{Bitboard, Chess, EnPassantMode, Move, Position, Role, Square};
 
-use super::log::{Seen, Trace};
+use super::log::{lifted_late, own_squares, Seen, Trace};
 use super::physical::{piece_code, Physical};
 use super::recognise::{classify, footprint, Legal, Verdict};
 use crate::engine::event::Millis;
@@ -398,11 +398,6 @@ const BOUNCE_MS: Millis = 60;
 /// (the new square scanned first): a change seen earlier than that before its move's first
 /// change needs a reading late as well.
 const SCAN_MS: Millis = 100;
-
-/// A board may read a move's placement before its lift by up to a full scan of the board: a
-/// DGT board scans square by square, its scan taking up to 250 ms (docs/boards.md). A move's
-/// piece seen set down longer than this before it was seen lifted needs the lift's reading late.
-pub const SET_DOWN_FIRST_MS: Millis = 300;
 
 /// The log's lifts and placements by square: the indices of each square's, in the order seen,
 /// in one list (a search is made for most batches of readings: one allocation, not 64).
@@ -1554,15 +1549,6 @@ impl<'a> Search<'a> {
             let Some((from, to)) = self.moves.get(k).and_then(|&m| own_squares(m)) else {
                 return false;
             };
-            let lifted_later = || {
-                self.assigned.iter().any(|&(j, kj)| {
-                    let lifted = &log[j];
-                    kj == k
-                        && lifted.what == Trace::Lifted
-                        && lifted.square == from
-                        && placed.t + SET_DOWN_FIRST_MS < lifted.t
-                })
-            };
             // (The first change of the move before.)
             let since = || {
                 k.checked_sub(1).map_or(0, |b| {
@@ -1576,17 +1562,13 @@ impl<'a> Search<'a> {
             };
             placed.what == Trace::Placed
                 && placed.square == to
-                && lifted_later()
-                && !self.lift_flickered(from, since(), placed.t)
-        })
-    }
-
-    /// A flicker on `from` between `since` and `t`: the contact bounce of a lift begun then,
-    /// whose settled reading came later.
-    fn lift_flickered(&self, from: Square, since: Millis, t: Millis) -> bool {
-        self.glitches.iter().any(|&g| {
-            let g = &self.q.log[g];
-            g.square == from && since <= g.t && g.t <= t
+                && self.assigned.iter().any(|&(j, kj)| {
+                    let lifted = &log[j];
+                    kj == k
+                        && lifted.what == Trace::Lifted
+                        && lifted.square == from
+                        && lifted_late(log, from, since(), placed.t, lifted.t)
+                })
         })
     }
 
@@ -1682,13 +1664,13 @@ impl<'a> Search<'a> {
             if !kept || log[i].what != Trace::Placed || log[i].square != to {
                 continue;
             }
-            let Some(l) = lifted[k].filter(|&l| l > j && t + SET_DOWN_FIRST_MS < order[l].0) else {
+            let Some(l) = lifted[k].filter(|&l| l > j) else {
                 continue;
             };
             lifted[k] = None;
             let alone = order[j + 1..l].iter().all(|o| o.1 == k);
             let since = k.checked_sub(1).map_or(0, |b| began[b]);
-            if alone && !self.lift_flickered(from, since, t) {
+            if alone && lifted_late(log, from, since, t, order[l].0) {
                 late += 1;
                 cost += if log[order[l].2].late {
                     cost::LATE_FRAME
@@ -1822,14 +1804,6 @@ struct Scratch {
     /// For each move, where in `order` its piece was seen lifted from its square (in the
     /// moves' order).
     lifted: Vec<Option<usize>>,
-}
-
-/// The squares a move's own piece leaves and is set down on (not castling's two pieces).
-fn own_squares(m: Move) -> Option<(Square, Square)> {
-    match m {
-        Move::Normal { from, to, .. } | Move::EnPassant { from, to } => Some((from, to)),
-        _ => None,
-    }
 }
 
 /// Which of the observations, sorted by time, form the run whose moves never go back (`true`
