@@ -1104,6 +1104,25 @@ impl<'a> Search<'a> {
                             self.cur[sq as usize] = saved.cur;
                             self.assigned.truncate(saved.assigned + 1);
                         }
+                        // The capturing piece set down while nobody heard the board, and gone
+                        // again before its report (the square shows as the lift left it):
+                        // changed and changed back unseen in the gap, as a plain move's square
+                        // may be, not two changes the board never showed.
+                        if let Some(g) = step
+                            .gap
+                            .filter(|g| log[i].t <= g.from && self.unseen_fits(sq, g))
+                        {
+                            self.cur[sq as usize] = at as u16 + 1;
+                            self.owe(sq, g.from, g.from, false);
+                            self.owed_in_gap.add(sq);
+                            if !g.changed.contains(sq) {
+                                self.gap_unseen.add(sq);
+                            }
+                            self.cost += cost::GAP;
+                            self.departures.unseen += 1;
+                            self.change(next, m, ch, j + 1, lifted);
+                            self.restore(saved.clone());
+                        }
                         // The capturing piece's placement not seen yet (a placement seen there
                         // later may be another capture's).
                         self.cur[sq as usize] = at as u16 + 1;
@@ -2320,6 +2339,39 @@ mod tests {
             again.best().map(|s| (s.moves.clone(), s.cost)),
             Some((other, 0))
         );
+    }
+
+    #[test]
+    fn a_capturing_piece_set_down_and_gone_again_in_a_gap_is_two_changes_unseen_there() {
+        // Black takes on g4 (the pawn lifted first, then the knight), and the cable goes: the
+        // knight is set down on g4, White plays Rg2, the knight goes back to f6, and the
+        // report after the gap shows a2 and g2 changed (g4 stands empty, as the pawn's lift
+        // left it). Then f6 is read set down. Nxg4 Rg2 Nf6, g4 changed and changed back unseen
+        // in the gap (one change unseen, as any there): not a placement and a lift the board
+        // never showed (it read Ne4 then, the knight's lift and placement both unseen).
+        let start = pos("4k3/8/5n2/8/6P1/8/R7/4K3 b - - 0 1");
+        let log = [
+            seen(1000, G4, Lifted),
+            seen(1500, F6, Lifted),
+            frame(5000, A2, Lifted),
+            frame(5000, G2, Placed),
+            seen(5500, F6, Placed),
+        ];
+        let gaps = [Gap {
+            from: 2000,
+            to: 5000,
+            changed: Bitboard::from_square(A2) | Bitboard::from_square(G2),
+        }];
+        let phys = board(&start, &log);
+        let found = search(&Query {
+            gaps: &gaps,
+            reports: &[5000],
+            ..query(&start, &log, &phys, ask(6, 8))
+        });
+        let b = found.best().unwrap();
+        assert_eq!(sans(&start, &b.moves), ["Nxg4", "Rg2", "Nf6"]);
+        assert_eq!((b.cost, b.departures.unseen), (cost::GAP, 1));
+        assert_eq!(b.departures.vanished, 0);
     }
 
     #[test]
