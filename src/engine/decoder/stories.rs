@@ -390,6 +390,12 @@ impl Step {
     }
 }
 
+/// A reading that came before a move that began at `floor`: earlier, or in the whole-board
+/// report that ended the move before (a report tells how the board stood then).
+fn ended_before(s: &Seen, floor: Millis) -> bool {
+    s.t < floor || s.t == floor && s.late
+}
+
 /// A flicker this soon before a change of its square, or after it settled, is that change's
 /// contact bounce.
 const BOUNCE_MS: Millis = 60;
@@ -785,7 +791,7 @@ impl<'a> Search<'a> {
         let mut skipped = 0;
         while log[usize::from(list[at])].t < floor
             && at + 2 < list.len()
-            && log[usize::from(list[at + 1])].t < floor
+            && ended_before(&log[usize::from(list[at + 1])], floor)
         {
             let (a, b) = (&log[usize::from(list[at])], &log[usize::from(list[at + 1])]);
             skipped += self.pair_cost(a, b).0;
@@ -1527,9 +1533,12 @@ impl<'a> Search<'a> {
     /// (sliding over the square: nothing), or set down and left there for the settle time
     /// before it was taken away (a move put back: an illegal move put right, a move refused).
     fn pair_cost(&self, a: &Seen, b: &Seen) -> (u32, bool) {
+        // (A piece taken away while nobody heard the board stood from the gap's beginning on:
+        // how long it stood, nobody knows.)
+        let until = self.made_from(b).max(a.t);
         match a.what {
             Trace::Lifted => (cost::TOUCH, false),
-            _ if b.t.saturating_sub(a.t) >= self.q.settle_ms => (cost::STOOD, true),
+            _ if until.saturating_sub(a.t) >= self.q.settle_ms => (cost::STOOD, true),
             _ => (0, false),
         }
     }
@@ -2372,6 +2381,50 @@ mod tests {
         assert_eq!(sans(&start, &b.moves), ["Nxg4", "Rg2", "Nf6"]);
         assert_eq!((b.cost, b.departures.unseen), (cost::GAP, 1));
         assert_eq!(b.departures.vanished, 0);
+    }
+
+    #[test]
+    fn a_piece_taken_away_while_nobody_heard_the_board_did_not_stand_there_for_the_gap() {
+        // Black's bishop slides c8-d7-e6 on its way to g4, and the cable goes as it passes e6:
+        // it reaches g4, White plays h3, the bishop goes back to e6, and the report after the
+        // gap shows e6 empty (the bishop in the hand again) and h2-h3; then e6 is read set
+        // down, and White's king lifted. The bishop did not stand on e6 through the gap (a
+        // move put back): how long it stood there, nobody heard. Bg4 (or Bf5) h3 Be6, one
+        // change unseen in the gap (g4's, changed and changed back).
+        let start = pos("2b1k3/8/8/8/8/8/7P/4K3 b - - 0 1");
+        let log = [
+            seen(17366, C8, Lifted),
+            seen(17421, D7, Placed),
+            seen(17463, D7, Glitch),
+            seen(17495, D7, Lifted),
+            seen(17550, E6, Placed),
+            frame(18900, E6, Lifted),
+            frame(18900, H2, Lifted),
+            frame(18900, H3, Placed),
+            seen(19394, E6, Glitch),
+            seen(19427, E6, Placed),
+            seen(19779, E1, Lifted),
+        ];
+        let gaps = [Gap {
+            from: 17556,
+            to: 18900,
+            changed: Bitboard::from_square(E6)
+                | Bitboard::from_square(H2)
+                | Bitboard::from_square(H3),
+        }];
+        let phys = board(&start, &log);
+        let found = search(&Query {
+            gaps: &gaps,
+            reports: &[18900],
+            ..query(&start, &log, &phys, ask(6, 8))
+        });
+        let b = found.best().unwrap();
+        let moves = sans(&start, &b.moves);
+        assert!(
+            moves == ["Bg4", "h3", "Be6"] || moves == ["Bf5", "h3", "Be6"],
+            "{moves:?}"
+        );
+        assert_eq!((b.cost, b.departures.unseen), (cost::GAP, 1), "{moves:?}");
     }
 
     #[test]
