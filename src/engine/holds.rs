@@ -207,12 +207,15 @@ impl Engine {
             }
         }
         if let Held::Move(m) = h.held {
-            if self.made_late(m) {
+            if self.made_late(m) || self.both_may_have_moved() {
                 // The board shows the move, but its piece was seen set down long before it was
                 // seen lifted: a reading came late, and another story whose reading is still owed
                 // may explain the board as well (the reply's first lift, after a move whose
-                // own lift is late). Not taken while the stories wait, until the board has
-                // stood for the mismatch delay.
+                // own lift is late). Or the board showed, besides, a piece set down where the
+                // record has none and a piece of the last mover lifted: both players may have
+                // moved, more than once (Bg4 Bd5 Bd7 Bb3 leave the board as Bd7 alone). Not
+                // taken while the stories wait, until the board has stood for the mismatch
+                // delay.
                 let still = self.now >= h.since.saturating_add(self.s.mismatch_ms);
                 match self.revise(still, Some(&h), out) {
                     Revision::Taken => return,

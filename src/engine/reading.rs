@@ -417,7 +417,7 @@ impl Engine {
     /// Since the last move was recorded, the board showed a piece set down on a square the
     /// record leaves empty, and a piece of the player who made that move lifted: both
     /// players may have moved.
-    fn both_may_have_moved(&self) -> bool {
+    pub(super) fn both_may_have_moved(&self) -> bool {
         let since = self.game.plies.last().map_or(0, |p| p.t);
         let board = self.game.pos.board();
         let empty = !board.occupied();
