@@ -1020,13 +1020,7 @@ impl<'a> Search<'a> {
                     Some(g) if self.unseen_fits(sq, &g) => {
                         // Made while nobody heard the board, and not in its report: changed
                         // back unseen, or the report contradicts the story.
-                        self.owe(sq, g.from, g.from, false);
-                        self.owed_in_gap.add(sq);
-                        if !g.changed.contains(sq) {
-                            self.gap_unseen.add(sq);
-                        }
-                        self.cost += cost::GAP;
-                        self.departures.unseen += 1;
+                        self.owe_in_gap(sq, &g);
                     }
                     _ => {
                         let since = step.end.unwrap_or(step.floor);
@@ -1119,13 +1113,7 @@ impl<'a> Search<'a> {
                             .filter(|g| log[i].t <= g.from && self.unseen_fits(sq, g))
                         {
                             self.cur[sq as usize] = at as u16 + 1;
-                            self.owe(sq, g.from, g.from, false);
-                            self.owed_in_gap.add(sq);
-                            if !g.changed.contains(sq) {
-                                self.gap_unseen.add(sq);
-                            }
-                            self.cost += cost::GAP;
-                            self.departures.unseen += 1;
+                            self.owe_in_gap(sq, &g);
                             self.change(next, m, ch, j + 1, lifted);
                             self.restore(saved.clone());
                         }
@@ -1196,6 +1184,18 @@ impl<'a> Search<'a> {
         self.owed_touched.set(sq, touched);
         self.owed_since[sq as usize] = since;
         self.owed_from[sq as usize] = from;
+    }
+
+    /// `sq` changed while nobody heard the board, in `gap`, and its change is owed back there:
+    /// one change unseen (a square the report does not show changed takes room in the gap).
+    fn owe_in_gap(&mut self, sq: Square, gap: &Gap) {
+        self.owe(sq, gap.from, gap.from, false);
+        self.owed_in_gap.add(sq);
+        if !gap.changed.contains(sq) {
+            self.gap_unseen.add(sq);
+        }
+        self.cost += cost::GAP;
+        self.departures.unseen += 1;
     }
 
     fn settle_owed(&mut self, sq: Square) {
@@ -2099,6 +2099,24 @@ mod tests {
         search(&query(start, log, &phys, ask))
     }
 
+    /// The stories of `log`, the board not heard from `from` to `to`, its report then showing
+    /// `changed`.
+    fn find_after_gap(
+        start: &Chess,
+        log: &[Seen],
+        from: Millis,
+        to: Millis,
+        changed: Bitboard,
+    ) -> Found {
+        let gaps = [Gap { from, to, changed }];
+        let phys = board(start, log);
+        search(&Query {
+            gaps: &gaps,
+            reports: &[to],
+            ..query(start, log, &phys, ask(6, 8))
+        })
+    }
+
     fn find(start: &Chess, log: &[Seen]) -> Found {
         let ask = ask(6, 8);
         find_as(start, log, ask)
@@ -2366,17 +2384,8 @@ mod tests {
             frame(5000, G2, Placed),
             seen(5500, F6, Placed),
         ];
-        let gaps = [Gap {
-            from: 2000,
-            to: 5000,
-            changed: Bitboard::from_square(A2) | Bitboard::from_square(G2),
-        }];
-        let phys = board(&start, &log);
-        let found = search(&Query {
-            gaps: &gaps,
-            reports: &[5000],
-            ..query(&start, &log, &phys, ask(6, 8))
-        });
+        let changed = Bitboard::from_square(A2) | Bitboard::from_square(G2);
+        let found = find_after_gap(&start, &log, 2000, 5000, changed);
         let b = found.best().unwrap();
         assert_eq!(sans(&start, &b.moves), ["Nxg4", "Rg2", "Nf6"]);
         assert_eq!((b.cost, b.departures.unseen), (cost::GAP, 1));
@@ -2405,19 +2414,9 @@ mod tests {
             seen(19427, E6, Placed),
             seen(19779, E1, Lifted),
         ];
-        let gaps = [Gap {
-            from: 17556,
-            to: 18900,
-            changed: Bitboard::from_square(E6)
-                | Bitboard::from_square(H2)
-                | Bitboard::from_square(H3),
-        }];
-        let phys = board(&start, &log);
-        let found = search(&Query {
-            gaps: &gaps,
-            reports: &[18900],
-            ..query(&start, &log, &phys, ask(6, 8))
-        });
+        let changed =
+            Bitboard::from_square(E6) | Bitboard::from_square(H2) | Bitboard::from_square(H3);
+        let found = find_after_gap(&start, &log, 17556, 18900, changed);
         let b = found.best().unwrap();
         let moves = sans(&start, &b.moves);
         assert!(
