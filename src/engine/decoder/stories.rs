@@ -2369,7 +2369,7 @@ mod tests {
     }
 
     #[test]
-    fn a_capturing_piece_set_down_and_gone_again_in_a_gap_is_two_changes_unseen_there() {
+    fn a_capturing_piece_set_down_and_gone_again_in_a_gap_changed_its_square_unseen_there() {
         // Black takes on g4 (the pawn lifted first, then the knight), and the cable goes: the
         // knight is set down on g4, White plays Rg2, the knight goes back to f6, and the
         // report after the gap shows a2 and g2 changed (g4 stands empty, as the pawn's lift
