@@ -764,7 +764,20 @@ impl<'a> Search<'a> {
         }
         h.add(self.ends.last().map_or(u64::MAX, |&t| t));
         h.add(self.moves.len() as u64);
+        // (A piece set down for a moment on the way of a sliding move of the story is that
+        // piece passing over, free, and off every way a brush: the squares with observations
+        // the moves' ways cross tell two routes to one position apart.)
+        h.add((self.ways() & self.seen).0);
         h.0
+    }
+
+    /// The squares the sliding moves of the story pass over.
+    fn ways(&self) -> Bitboard {
+        self.moves
+            .iter()
+            .filter(|m| matches!(m.role(), Role::Queen | Role::Rook | Role::Bishop))
+            .filter_map(|m| Some(shakmaty::attacks::between(m.from()?, m.to())))
+            .fold(Bitboard::EMPTY, |ways, way| ways | way)
     }
 
     /// A move made unseen in `gap`: every square it changes is one the report after the gap
@@ -2366,6 +2379,35 @@ mod tests {
             again.best().map(|s| (s.moves.clone(), s.cost)),
             Some((other, 0))
         );
+    }
+
+    #[test]
+    fn a_rook_that_went_and_came_back_over_a_square_seen_is_told_from_a_bishop_that_did_not() {
+        // The rook goes d3-e3-f3 (its lift lost, e3 read set down and lifted as it passes),
+        // Black plays Qg7, the rook goes back to d3 (its placement lost), Black plays Kg8 a few
+        // seconds later (a rook's placement elsewhere owed that long would be overdue). The
+        // bishop's g2-f3-g2 explains the same board, with e3 a brush: one more. Both reach
+        // the same position with every reading accounted for alike; the search must not take
+        // the first route it went for the other (it read Bf3 Qg7 Bg2).
+        let start = pos("7k/8/5q2/8/8/3R2P1/5PBP/6K1 w - - 0 1");
+        let log = [
+            seen(1000, E3, Placed),
+            seen(1040, E3, Lifted),
+            seen(1100, F3, Placed),
+            seen(1500, F6, Lifted),
+            seen(1700, G7, Placed),
+            seen(2200, F3, Lifted),
+            seen(5600, H8, Lifted),
+            seen(5800, G8, Placed),
+        ];
+        let found = find(&start, &log);
+        let b = found.best().unwrap();
+        assert_eq!(sans(&start, &b.moves), ["Rf3", "Qg7", "Rd3", "Kg8"]);
+        let bishop = found
+            .stories
+            .iter()
+            .find(|s| s.moves[0].role() == Role::Bishop);
+        assert_eq!(bishop.map(|s| s.cost), Some(b.cost + cost::BRUSH));
     }
 
     #[test]
