@@ -223,6 +223,45 @@ fn a_move_read_from_the_board_afterwards_carries_a_comment_in_the_pgn() {
 }
 
 #[test]
+fn moves_a_later_story_shows_the_board_could_not_tell_are_marked_in_the_pgn() {
+    let out = std::env::temp_dir().join(format!(
+        "chessboardd-cli-{}-uncertain.pgn",
+        std::process::id()
+    ));
+    // Nd4-e2 Rf1 Nc3-b5 with the knights' squares read late: the record has Nd4-b5 Rf1 Nc3-e2,
+    // the latter seen made; Rf4+ Kh5 later, a story as cheap with the other knights' moves ends
+    // in the same position (the scenario says how).
+    let script = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/scenarios/two_knights_squares_told_late_are_marked.script"),
+    )
+    .unwrap();
+    let o = replay_stdin(&["--pgn", out.to_str().unwrap()], &script);
+    assert!(o.status.success());
+    let pgn = std::fs::read_to_string(&out).unwrap();
+    let _ = std::fs::remove_file(&out);
+    let marked = "{recovered from the board, order uncertain}";
+    let movetext: String = pgn
+        .lines()
+        .filter(|l| !l.starts_with('['))
+        .collect::<Vec<_>>()
+        .join(" ");
+    for san in [
+        "104... Ndb5",
+        "105. Rf1",
+        "105... Ne2",
+        "106. Rf4+",
+        "106... Kh5",
+    ] {
+        assert!(
+            movetext.contains(&format!("{san} {marked}")),
+            "{san} not marked:\n{pgn}"
+        );
+    }
+    assert!(movetext.contains("107. Ra4 *"), "{pgn}");
+}
+
+#[test]
 fn the_demo_plays_the_seed_game_on_the_simulated_board() {
     let o = bin().args(["demo", "--speed", "50"]).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));

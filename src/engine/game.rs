@@ -364,12 +364,14 @@ impl Game {
                 tokens.push(format!("{number}..."));
             }
             tokens.push(ply.san.to_string());
-            numbered = ply.recovered || ply.clocks.is_some();
+            numbered = ply.recovered || ply.uncertain || ply.clocks.is_some();
             if let Some((w, b)) = ply.clocks {
                 let left = if turn == Color::White { w } else { b };
                 tokens.push(format!("{{[%clk {}]}}", clk(left)));
             }
-            if ply.recovered {
+            // (A move seen made, which later readings showed might have been another by a route
+            // or an order the board does not tell, is marked as well.)
+            if ply.recovered || ply.uncertain {
                 // The comment's words are tokens, so that a long line can break inside it.
                 let comment = if ply.uncertain {
                     UNCERTAIN_COMMENT

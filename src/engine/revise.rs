@@ -693,12 +693,48 @@ impl Engine {
             return Revision::Waiting;
         }
         let kept = common(&candidate.moves, &announced);
+        let rivalled = self.mark_kept_rivalled(&found, &candidate, &start, kept);
         let unsure = unsure
+            || rivalled
             || self.another_order(&start, &candidate, n)
             || self.unseen_route(&start, &candidate, kept)
             || self.another_piece(&start, &candidate, kept);
         self.take(&announced, candidate, unsure, held, out);
         Revision::Taken
+    }
+
+    /// A rival as cheap as `story`, of as many moves, ends in the same position by other moves
+    /// from one of the first `kept` on, which the record keeps (two knights' moves whose
+    /// squares the late readings leave to either: Nd4-e2 ... Nc3-b5 or Nd4-b5 ... Nc3-e2): the
+    /// record's moves from there were a guess the board does not tell, and are marked now.
+    fn mark_kept_rivalled(
+        &mut self,
+        found: &Found,
+        story: &Story,
+        start: &Chess,
+        kept: usize,
+    ) -> bool {
+        let end = story.position(start);
+        let from = found
+            .stories
+            .iter()
+            .filter(|s| {
+                s.moves.len() == story.moves.len()
+                    && s.moves != story.moves
+                    && s.cost <= story.cost
+                    && same(&s.position(start), &end)
+            })
+            .map(|s| common(&s.moves, &story.moves))
+            .filter(|&i| i < kept)
+            .min();
+        let Some(from) = from else {
+            return false;
+        };
+        let agreed = self.agreed.plies;
+        for p in &mut self.game.plies[agreed + from..agreed + kept] {
+            p.uncertain = true;
+        }
+        true
     }
 
     /// The story's last move beyond the first `n` is no capture (whose piece may be set down
