@@ -832,11 +832,11 @@ impl Engine {
                 .any(|s| s.moves == other && s.cost <= story.cost)
     }
 
-    /// The board showed something on `sq` while moves `i` to `i + 2` of `story` were made
-    /// (after the move before them).
-    fn seen_meanwhile(&self, story: &Story, i: usize, sq: Square) -> bool {
+    /// The board showed something on `sq` while moves `i` to `j` of `story` were made (after
+    /// the move before them).
+    fn seen_meanwhile(&self, story: &Story, i: usize, j: usize, sq: Square) -> bool {
         let since = i.checked_sub(1).map_or(self.agreed.t, |k| story.times[k]);
-        let until = story.times[i + 2];
+        let until = story.times[j];
         self.log
             .iter()
             .any(|o| o.square == sq && since < o.t && o.t <= until)
@@ -844,7 +844,8 @@ impl Engine {
 
     /// A piece the moves of `story` beyond the first `from` move twice, by way of a square the
     /// board showed nothing of meanwhile (its placement and its lift both lost, or late until
-    /// the square changed again), where another square would serve the same route: the board
+    /// the square changed again), where another square would serve the same route, the moves
+    /// between as they are (a rook c1-a1 and on to d1 three moves later, or by b1): the board
     /// cannot tell which, and the story's is a guess.
     fn unseen_route(&self, start: &Chess, story: &Story, from: usize) -> bool {
         let moves = &story.moves;
@@ -853,39 +854,51 @@ impl Engine {
             pos.play_unchecked(*m);
         }
         for i in from..moves.len().saturating_sub(2) {
-            let (first, reply, again) = (moves[i], moves[i + 1], moves[i + 2]);
+            let first = moves[i];
             let before = pos.clone();
             pos.play_unchecked(first);
             let via = first.to();
-            if first.is_castle()
-                || first.is_promotion()
-                || first.is_capture()
-                || again.from() != Some(via)
-            {
+            if first.is_castle() || first.is_promotion() || first.is_capture() {
                 continue;
             }
-            if self.seen_meanwhile(story, i, via) {
+            // The piece's next move, its side's: no move between touches its square.
+            let Some(j) = (i + 1..moves.len()).find(|&j| {
+                moves[j].from() == Some(via) || moves[j].to() == via || moves[j].is_castle()
+            }) else {
+                continue;
+            };
+            let again = moves[j];
+            if (j - i) % 2 == 1 || again.from() != Some(via) {
+                continue;
+            }
+            if self.seen_meanwhile(story, i, j, via) {
                 continue;
             }
             let mut end = pos.clone();
-            for m in [reply, again] {
-                end.play_unchecked(m);
+            for m in &moves[i + 1..=j] {
+                end.play_unchecked(*m);
             }
+            let between = &moves[i + 1..j];
             let by_another_square = before.legal_moves().into_iter().any(|other| {
                 if other.from() != first.from()
                     || other.role() != first.role()
                     || other.to() == via
                     || other.is_capture()
                     || other.is_promotion()
+                    || between
+                        .iter()
+                        .any(|m| m.to() == other.to() || m.from() == Some(other.to()))
                 {
                     return false;
                 }
                 let mut p = before.clone();
                 p.play_unchecked(other);
-                if !p.is_legal(reply) {
-                    return false;
+                for m in between {
+                    if !p.is_legal(*m) {
+                        return false;
+                    }
+                    p.play_unchecked(*m);
                 }
-                p.play_unchecked(reply);
                 let on = p.legal_moves().into_iter().find(|m| {
                     m.from() == Some(other.to())
                         && m.to() == again.to()
@@ -927,7 +940,7 @@ impl Engine {
             {
                 continue;
             }
-            let seen = |sq| self.seen_meanwhile(story, i, sq);
+            let seen = |sq| self.seen_meanwhile(story, i, i + 2, sq);
             if seen(origin) {
                 continue;
             }
