@@ -156,6 +156,14 @@ fn richest(stories: &[Story], cost: u32) -> Option<&Story> {
     alone_least(stories, cost, |s| std::cmp::Reverse(taken(s)))
 }
 
+/// Of the stories costing `cost`, the one alone in needing the fewest changes the board never
+/// showed at all (a placement and the lift after it), if one is: a reading late is one
+/// reading, kept back; two never shown are two (the pawn's b5-b6 read late and the bishop's
+/// capture there, or the pawn's capture on a6 and b6 read as it stood, unseen twice).
+fn least_vanished(stories: &[Story], cost: u32) -> Option<&Story> {
+    alone_least(stories, cost, |s| s.departures.vanished)
+}
+
 /// Of the stories costing `cost`, the one alone in having the least `key`, if one is.
 fn alone_least<K: Ord>(stories: &[Story], cost: u32, key: impl Fn(&Story) -> K) -> Option<&Story> {
     let tied: Vec<(&Story, K)> = stories
@@ -595,14 +603,16 @@ impl Engine {
             let at_horizon = at_horizon(&candidate);
             let richest = (rival == candidate.cost && at_horizon)
                 .then(|| {
-                    richest(&found.stories, candidate.cost).or_else(|| {
-                        chatter_not_late(
-                            &found.stories,
-                            candidate.cost,
-                            &self.log,
-                            2 * self.s.debounce_ms,
-                        )
-                    })
+                    richest(&found.stories, candidate.cost)
+                        .or_else(|| {
+                            chatter_not_late(
+                                &found.stories,
+                                candidate.cost,
+                                &self.log,
+                                2 * self.s.debounce_ms,
+                            )
+                        })
+                        .or_else(|| least_vanished(&found.stories, candidate.cost))
                 })
                 .flatten();
             match richest {
