@@ -741,7 +741,8 @@ impl Engine {
             return false;
         };
         let agreed = self.agreed.plies;
-        for p in &mut self.game.plies[agreed + from..agreed + kept] {
+        let upto = (agreed + kept).min(self.game.plies.len());
+        for p in self.game.plies.iter_mut().take(upto).skip(agreed + from) {
             p.uncertain = true;
         }
         true
