@@ -164,6 +164,26 @@ fn least_vanished(stories: &[Story], cost: u32) -> Option<&Story> {
     alone_least(stories, cost, |s| s.departures.vanished)
 }
 
+/// The first of the moves of `story` the record keeps (its first `kept`) that a rival as cheap,
+/// of as many moves, ending in the same position, has otherwise (two knights' moves whose
+/// squares the late readings leave to either: Nd4-e2 ... Nc3-b5 or Nd4-b5 ... Nc3-e2): the
+/// record's moves from there were a guess the board does not tell.
+fn kept_rivalled_from(found: &Found, story: &Story, start: &Chess, kept: usize) -> Option<usize> {
+    let end = story.position(start);
+    found
+        .stories
+        .iter()
+        .filter(|s| {
+            s.moves.len() == story.moves.len()
+                && s.moves != story.moves
+                && s.cost <= story.cost
+                && same(&s.position(start), &end)
+        })
+        .map(|s| common(&s.moves, &story.moves))
+        .filter(|&i| i < kept)
+        .min()
+}
+
 /// Of the stories costing `cost`, the one alone in having the least `key`, if one is.
 fn alone_least<K: Ord>(stories: &[Story], cost: u32, key: impl Fn(&Story) -> K) -> Option<&Story> {
     let tied: Vec<(&Story, K)> = stories
@@ -703,49 +723,14 @@ impl Engine {
             return Revision::Waiting;
         }
         let kept = common(&candidate.moves, &announced);
-        let rivalled = self.mark_kept_rivalled(&found, &candidate, &start, kept);
+        let doubted_from = kept_rivalled_from(&found, &candidate, &start, kept);
         let unsure = unsure
-            || rivalled
+            || doubted_from.is_some()
             || self.another_order(&start, &candidate, n)
             || self.unseen_route(&start, &candidate, kept)
             || self.another_piece(&start, &candidate, kept);
-        self.take(&announced, candidate, unsure, held, out);
+        self.take(&announced, candidate, unsure, doubted_from, held, out);
         Revision::Taken
-    }
-
-    /// A rival as cheap as `story`, of as many moves, ends in the same position by other moves
-    /// from one of the first `kept` on, which the record keeps (two knights' moves whose
-    /// squares the late readings leave to either: Nd4-e2 ... Nc3-b5 or Nd4-b5 ... Nc3-e2): the
-    /// record's moves from there were a guess the board does not tell, and are marked now.
-    fn mark_kept_rivalled(
-        &mut self,
-        found: &Found,
-        story: &Story,
-        start: &Chess,
-        kept: usize,
-    ) -> bool {
-        let end = story.position(start);
-        let from = found
-            .stories
-            .iter()
-            .filter(|s| {
-                s.moves.len() == story.moves.len()
-                    && s.moves != story.moves
-                    && s.cost <= story.cost
-                    && same(&s.position(start), &end)
-            })
-            .map(|s| common(&s.moves, &story.moves))
-            .filter(|&i| i < kept)
-            .min();
-        let Some(from) = from else {
-            return false;
-        };
-        let agreed = self.agreed.plies;
-        let upto = (agreed + kept).min(self.game.plies.len());
-        for p in self.game.plies.iter_mut().take(upto).skip(agreed + from) {
-            p.uncertain = true;
-        }
-        true
     }
 
     /// The story's last move beyond the first `n` is no capture (whose piece may be set down
@@ -993,6 +978,7 @@ impl Engine {
         announced: &[Move],
         story: Story,
         unsure: bool,
+        doubted_from: Option<usize>,
         held: Option<&Hold>,
         out: &mut Vec<Event>,
     ) {
@@ -1051,6 +1037,19 @@ impl Engine {
         }
         self.correcting = false;
         self.plain_run = 0;
+        // The moves the record keeps from the first a rival as cheap has otherwise are marked,
+        // seen made or not.
+        if let Some(from) = doubted_from {
+            for p in self
+                .game
+                .plies
+                .iter_mut()
+                .take(agreed + first)
+                .skip(agreed + from)
+            {
+                p.uncertain = true;
+            }
+        }
         // (A move read unseen from a square that a marked ply brought its piece to is no surer
         // than that ply.)
         let unsure = unsure || recorded.iter().any(|&i| self.leaves_unsure(i));

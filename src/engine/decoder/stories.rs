@@ -2406,7 +2406,7 @@ mod tests {
         let bishop = found
             .stories
             .iter()
-            .find(|s| s.moves[0].role() == Role::Bishop);
+            .find(|s| s.moves.first().is_some_and(|m| m.role() == Role::Bishop));
         assert_eq!(bishop.map(|s| s.cost), Some(b.cost + cost::BRUSH));
     }
 
