@@ -54,6 +54,11 @@ pub struct TempoArgs {
     /// 200 and 300)
     #[arg(long, value_name = "MS", value_delimiter = ',')]
     pub tempo: Vec<u64>,
+    /// After the table, list every game not read exactly: its fault model, tempo and number
+    /// (from 0, as `bench script` plays them), and the first moves where the record parts from
+    /// the game (a move the record marks ends in ?)
+    #[arg(long)]
+    pub misread: bool,
     /// The games (PGN files, every game of each)
     #[arg(required = true, value_name = "GAMES.pgn")]
     pub pgn: Vec<PathBuf>,
@@ -179,6 +184,7 @@ fn tempo(args: TempoArgs) -> Result<(), Fail> {
          | corrections (per 10 games) | games recorded to the end |"
     );
     println!("| --- | --- | --- | --- | --- | --- | --- | --- |");
+    let mut misread = Vec::new();
     for faults in &models {
         for row in sim::tempo_table(&settings, &games, &tempos, *faults) {
             println!(
@@ -198,6 +204,29 @@ fn tempo(args: TempoArgs) -> Result<(), Fail> {
                 10.0 * row.corrections as f64 / row.games.max(1) as f64,
                 row.games_to_the_end,
                 row.games,
+            );
+            if args.misread {
+                misread.push(row);
+            }
+        }
+    }
+    for row in misread {
+        for m in &row.misread {
+            let how = if m.read.wrong_left {
+                "wrong"
+            } else if !m.read.to_the_end {
+                "stopped"
+            } else {
+                "marked"
+            };
+            println!(
+                "{} {} ms game {}: {how} from ply {}: played {} | recorded {}",
+                row.faults,
+                row.min_reply_ms,
+                m.game,
+                m.ply,
+                m.played.join(" "),
+                m.recorded.join(" "),
             );
         }
     }

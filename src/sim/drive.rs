@@ -2,7 +2,7 @@
 //! scripts, the simulated games of the tests, the benchmarks and the tempo table all go through
 //! [`drive`]. (The daemon's loop is the same in real time, with the inputs as they come.)
 
-use shakmaty::{Chess, EnPassantMode, Move, Position};
+use shakmaty::{CastlingMode, Chess, EnPassantMode, Move, Position};
 
 use super::faults::Faults;
 use super::sensors::{game_inputs, Gestures, SimInput, Tempo};
@@ -157,23 +157,79 @@ fn same_position(a: &Chess, b: &Chess) -> bool {
 
 /// Plays a game on the simulated board with `gestures` and says how well the engine read it.
 pub fn read_game(settings: &Settings, start: &Chess, moves: &[Move], gestures: &Gestures) -> Read {
+    read_game_record(settings, start, moves, gestures).0
+}
+
+/// [`read_game`], with the record the engine kept: its moves, and which of them it marks.
+fn read_game_record(
+    settings: &Settings,
+    start: &Chess,
+    moves: &[Move],
+    gestures: &Gestures,
+) -> (Read, Vec<Move>, Vec<bool>) {
     let inputs = game_inputs(start, moves, gestures, 1000);
     let (engine, events) = run(settings.clone(), start, &inputs, 10_000);
     let plies = &engine.game().plies;
     let recorded: Vec<Move> = plies.iter().map(|p| p.m).collect();
     let marked: Vec<bool> = plies.iter().map(|p| p.uncertain).collect();
-    Read {
+    let read = Read {
         corrections: events
             .iter()
             .filter(|e| matches!(e.kind, EventKind::Correction { .. }))
             .count(),
         ..compare(start, moves, &recorded, &marked)
+    };
+    (read, recorded, marked)
+}
+
+/// A game of [`tempo_table`] not read exactly: where its record first parts from the game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Misread {
+    /// The game's number in the list (from 0).
+    pub game: usize,
+    pub read: Read,
+    /// The first ply (from 1) at which the record is not the game.
+    pub ply: usize,
+    /// The game's moves from that ply on, at most five (UCI).
+    pub played: Vec<String>,
+    /// The record's moves from that ply on, at most five (UCI; a marked one ends in `?`).
+    pub recorded: Vec<String>,
+}
+
+impl Misread {
+    fn of(game: usize, read: Read, played: &[Move], recorded: &[Move], marked: &[bool]) -> Self {
+        let k = played
+            .iter()
+            .zip(recorded)
+            .take_while(|(a, b)| a == b)
+            .count();
+        let uci = |m: &Move| m.to_uci(CastlingMode::Standard).to_string();
+        Misread {
+            game,
+            read,
+            ply: k + 1,
+            played: played.iter().skip(k).take(5).map(uci).collect(),
+            recorded: recorded
+                .iter()
+                .enumerate()
+                .skip(k)
+                .take(5)
+                .map(|(i, m)| {
+                    let q = if marked.get(i).copied().unwrap_or(false) {
+                        "?"
+                    } else {
+                        ""
+                    };
+                    format!("{}{q}", uci(m))
+                })
+                .collect(),
+        }
     }
 }
 
 /// How well the engine reads games at people's tempo, for one fault model and one minimum
 /// reply time.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TempoRow {
     pub faults: Faults,
     pub min_reply_ms: Millis,
@@ -191,6 +247,8 @@ pub struct TempoRow {
     pub moves: usize,
     pub moves_exact: usize,
     pub moves_unsure: usize,
+    /// The games not read exactly, in the list's order.
+    pub misread: Vec<Misread>,
 }
 
 /// The gestures of game number `i` at people's tempo: every physical order, bounce and sensor
@@ -223,7 +281,12 @@ pub fn tempo_table(
                 ..TempoRow::default()
             };
             for (i, (start, moves)) in games.iter().enumerate() {
-                let read = read_game(settings, start, moves, &people(i, min, faults));
+                let (read, recorded, marked) =
+                    read_game_record(settings, start, moves, &people(i, min, faults));
+                if !read.exact {
+                    row.misread
+                        .push(Misread::of(i, read, moves, &recorded, &marked));
+                }
                 row.games += 1;
                 row.games_exact += usize::from(read.exact);
                 row.games_to_the_end += usize::from(read.to_the_end);

@@ -20,7 +20,9 @@ pub mod live;
 pub mod pty;
 pub mod sensors;
 
-pub use drive::{compare, drive, people, read_game, run, tempo_table, Read, Step, TempoRow};
+pub use drive::{
+    compare, drive, people, read_game, run, tempo_table, Misread, Read, Step, TempoRow,
+};
 pub use faults::{Faults, FAULT_PER_MILLE, FRAME_EVERY_MS, LATE_MS};
 pub use sensors::{
     game_inputs, game_trace, games_script, write_script, Gestures, SimInput, Tempo,
