@@ -593,3 +593,80 @@ fn a_rook_slid_over_a_square_quicker_than_the_debounce_after_a_pull_is_no_flicke
     assert!(engine.game().plies.iter().all(|p| !p.uncertain));
     assert!(of_type(&events, "illegal").is_empty());
 }
+
+#[test]
+fn a_capture_made_while_the_cable_was_out_on_a_square_that_stayed_full_is_read_by_the_moves_after()
+{
+    // 41.Kg1, and the cable out while 41...Ra4 42.Qb3 are made. 42...Rc4 seen (the rook sliding
+    // over b4), and white's rook lifted from f4 at once; the cable is pulled again, and the
+    // rook takes the pawn on f6. The report after it shows no change: f4 empty as it was, f6
+    // full as it was. Before, nothing was taken to have happened while the board was away
+    // that time, and the rook in the hand was read as taking on c4; its next move, from f6,
+    // was then a pawn of black's lifted by white, and nothing more was recorded. (From a game
+    // of the bench, `pulls` at 40 ms.)
+    let start = position("r3r1k1/6p1/2p2p2/1pN5/5R2/4p3/1Q4PP/4R2K w - - 0 41");
+    let (lost, back) = (
+        SimInput::Link(LinkState::Lost),
+        SimInput::Link(LinkState::Reconnected),
+    );
+    // (A time, and a square read empty or full; or the cable pulled or back.)
+    let steps: &[(Millis, Option<(Square, bool)>, Option<SimInput>)] = &[
+        (1197, Some((Square::G1, true)), None),
+        (1264, Some((Square::H1, false)), None),
+        (1675, None, Some(lost.clone())),
+        (1800, Some((Square::A8, false)), None),
+        (2000, Some((Square::A4, true)), None),
+        (2200, Some((Square::B2, false)), None),
+        (2400, Some((Square::B3, true)), None),
+        (2437, None, Some(back.clone())),
+        (2910, Some((Square::A4, false)), None),
+        (2975, Some((Square::B4, true)), None),
+        (2978, Some((Square::B4, false)), None),
+        (2982, Some((Square::B4, true)), None),
+        (3048, Some((Square::B4, false)), None),
+        (3103, Some((Square::C4, true)), None),
+        (3274, Some((Square::F4, false)), None),
+        (3721, None, Some(lost)),
+        (3900, Some((Square::F6, true)), None),
+        (4302, None, Some(back)),
+        (4677, Some((Square::G8, false)), None),
+        (5452, Some((Square::H7, true)), None),
+        (5549, Some((Square::C5, false)), None),
+        (5813, Some((Square::E6, true)), None),
+        (5814, Some((Square::E6, false)), None),
+        (5815, Some((Square::E6, true)), None),
+        (6069, Some((Square::H7, false)), None),
+        (6643, Some((Square::G8, true)), None),
+        (6646, Some((Square::G8, false)), None),
+        (6648, Some((Square::G8, true)), None),
+        (7042, Some((Square::F6, false)), None),
+        (7046, Some((Square::F6, true)), None),
+        (7049, Some((Square::F6, false)), None),
+        (7836, Some((Square::G6, true)), None),
+    ];
+    let mut occ = start.board().occupied();
+    let mut away = false;
+    let mut inputs = Vec::new();
+    for (t, read, link) in steps {
+        if let Some((sq, occupied)) = *read {
+            occ.set(sq, occupied);
+            let state = if occupied { OCCUPIED } else { EMPTY };
+            if !away {
+                inputs.push((*t, SimInput::Reading(Reading::Square(sq, state))));
+            }
+        }
+        if let Some(link) = link {
+            away = matches!(link, SimInput::Link(LinkState::Lost));
+            inputs.push((*t, link.clone()));
+            if !away {
+                // The board reports its whole board when it is back.
+                inputs.push((t + 30, SimInput::Reading(Reading::occupancy(occ.0))));
+            }
+        }
+    }
+    let (engine, _) = sim::run(Settings::default(), &start, &inputs, 5000);
+    assert_eq!(
+        uci(&engine),
+        ["h1g1", "a8a4", "b2b3", "a4c4", "f4f6", "g8h7", "c5e6", "h7g8", "f6g6"]
+    );
+}

@@ -582,6 +582,14 @@ impl Engine {
             self.gap_pending = false;
             if changes {
                 self.gap_reading = Some(t);
+            } else if let Some(from) = self.gap_from.take() {
+                // No change shows, yet a move may have been made unseen: a capture by the
+                // piece in the hand shows nothing on a square that stays full.
+                self.gaps.push(super::decoder::stories::Gap {
+                    from: from.min(t),
+                    to: t,
+                    changed: shakmaty::Bitboard::EMPTY,
+                });
             }
         }
         match r {
