@@ -319,6 +319,23 @@ mod tests {
     }
 
     #[test]
+    fn a_game_misread_is_told_from_the_first_move_its_record_parts_from() {
+        let start = Chess::default();
+        let played = moves("e4 e5 Nf3 Nc6 Bc4 Bc5 c3");
+        let recorded = moves("e4 e5 Bc4 Nc6 Nf3 Bc5");
+        let marked = [false, false, true, true, true, false];
+        let read = compare(&start, &played, &recorded, &marked);
+        let m = Misread::of(7, read, &played, &recorded, &marked);
+        assert_eq!((m.game, m.ply), (7, 3));
+        assert_eq!(m.played, ["g1f3", "b8c6", "f1c4", "f8c5", "c2c3"]);
+        assert_eq!(m.recorded, ["f1c4?", "b8c6?", "g1f3?", "f8c5"]);
+        // A record that stops early parts from the game where it stops.
+        let m = Misread::of(0, read, &played, &played[..2], &[]);
+        assert_eq!(m.ply, 3);
+        assert!(m.recorded.is_empty());
+    }
+
+    #[test]
     fn moves_in_an_order_the_board_cannot_tell_are_not_wrong_only_when_marked() {
         let start = Chess::default();
         let played = moves("e4 e5 Nf3 Nc6 Bc4 Bc5 c3");
