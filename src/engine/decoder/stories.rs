@@ -1001,6 +1001,26 @@ impl<'a> Search<'a> {
                     return;
                 }
                 let skipped = self.next_after_pairs(sq, step.floor);
+                // A square a sliding piece was set down on on its way, its lift never shown,
+                // and a piece set down there now read as the square stood: one reading lost
+                // (the lift), the placement the square's reading again.
+                if let Some((at, _, pairs)) = skipped.filter(|&(_, i, _)| {
+                    what == Trace::Placed
+                        && log[i].what == Trace::Placed
+                        && log[i].t < step.floor
+                        && self.slid_over(sq, log[i].t, false)
+                }) {
+                    if let Some(e) = self.echo(sq, Trace::Placed, step.floor) {
+                        self.cur[sq as usize] = at as u16 + 1;
+                        self.echo_used[e] = true;
+                        self.cost += pairs + cost::LATE;
+                        self.departures.late += 1;
+                        let t = log[self.echoes[e]].t;
+                        self.change(next, m, ch, j + 1, step.seen(t, false));
+                        self.echo_used[e] = false;
+                        self.restore(saved.clone());
+                    }
+                }
                 let found = skipped.map(|(at, i, _)| (at, i));
                 let unskipped = self.unskipped(sq, skipped, &step).map(|(at, i)| (at, i, 0));
                 for (at, i, pairs) in [skipped, unskipped].into_iter().flatten() {
