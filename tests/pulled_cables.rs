@@ -605,61 +605,69 @@ fn a_capture_made_while_the_cable_was_out_on_a_square_that_stayed_full_is_read_b
     // was then a pawn of black's lifted by white, and nothing more was recorded. (From a game
     // of the bench, `pulls` at 40 ms.)
     let start = position("r3r1k1/6p1/2p2p2/1pN5/5R2/4p3/1Q4PP/4R2K w - - 0 41");
-    let (lost, back) = (
-        SimInput::Link(LinkState::Lost),
-        SimInput::Link(LinkState::Reconnected),
-    );
-    // (A time, and a square read empty or full; or the cable pulled or back.)
-    let steps: &[(Millis, Option<(Square, bool)>, Option<SimInput>)] = &[
-        (1197, Some((Square::G1, true)), None),
-        (1264, Some((Square::H1, false)), None),
-        (1675, None, Some(lost.clone())),
-        (1800, Some((Square::A8, false)), None),
-        (2000, Some((Square::A4, true)), None),
-        (2200, Some((Square::B2, false)), None),
-        (2400, Some((Square::B3, true)), None),
-        (2437, None, Some(back.clone())),
-        (2910, Some((Square::A4, false)), None),
-        (2975, Some((Square::B4, true)), None),
-        (2978, Some((Square::B4, false)), None),
-        (2982, Some((Square::B4, true)), None),
-        (3048, Some((Square::B4, false)), None),
-        (3103, Some((Square::C4, true)), None),
-        (3274, Some((Square::F4, false)), None),
-        (3721, None, Some(lost)),
-        (3900, Some((Square::F6, true)), None),
-        (4302, None, Some(back)),
-        (4677, Some((Square::G8, false)), None),
-        (5452, Some((Square::H7, true)), None),
-        (5549, Some((Square::C5, false)), None),
-        (5813, Some((Square::E6, true)), None),
-        (5814, Some((Square::E6, false)), None),
-        (5815, Some((Square::E6, true)), None),
-        (6069, Some((Square::H7, false)), None),
-        (6643, Some((Square::G8, true)), None),
-        (6646, Some((Square::G8, false)), None),
-        (6648, Some((Square::G8, true)), None),
-        (7042, Some((Square::F6, false)), None),
-        (7046, Some((Square::F6, true)), None),
-        (7049, Some((Square::F6, false)), None),
-        (7836, Some((Square::G6, true)), None),
+    // (A time, and a square read empty or full; or the cable pulled or back, the board
+    // reporting its whole board 30 ms after it is back.)
+    enum Step {
+        Lift(Square),
+        Place(Square),
+        Pulled,
+        Back,
+    }
+    use Step::{Back, Lift, Place, Pulled};
+    let steps = [
+        (1197, Place(Square::G1)),
+        (1264, Lift(Square::H1)),
+        (1675, Pulled),
+        (1800, Lift(Square::A8)),
+        (2000, Place(Square::A4)),
+        (2200, Lift(Square::B2)),
+        (2400, Place(Square::B3)),
+        (2437, Back),
+        (2910, Lift(Square::A4)),
+        (2975, Place(Square::B4)),
+        (2978, Lift(Square::B4)),
+        (2982, Place(Square::B4)),
+        (3048, Lift(Square::B4)),
+        (3103, Place(Square::C4)),
+        (3274, Lift(Square::F4)),
+        (3721, Pulled),
+        (3900, Place(Square::F6)),
+        (4302, Back),
+        (4677, Lift(Square::G8)),
+        (5452, Place(Square::H7)),
+        (5549, Lift(Square::C5)),
+        (5813, Place(Square::E6)),
+        (5814, Lift(Square::E6)),
+        (5815, Place(Square::E6)),
+        (6069, Lift(Square::H7)),
+        (6643, Place(Square::G8)),
+        (6646, Lift(Square::G8)),
+        (6648, Place(Square::G8)),
+        (7042, Lift(Square::F6)),
+        (7046, Place(Square::F6)),
+        (7049, Lift(Square::F6)),
+        (7836, Place(Square::G6)),
     ];
     let mut occ = start.board().occupied();
     let mut away = false;
     let mut inputs = Vec::new();
-    for (t, read, link) in steps {
-        if let Some((sq, occupied)) = *read {
-            occ.set(sq, occupied);
-            let state = if occupied { OCCUPIED } else { EMPTY };
-            if !away {
-                inputs.push((*t, SimInput::Reading(Reading::Square(sq, state))));
+    for (t, step) in steps {
+        match step {
+            Lift(sq) | Place(sq) => {
+                let occupied = matches!(step, Place(_));
+                occ.set(sq, occupied);
+                let state = if occupied { OCCUPIED } else { EMPTY };
+                if !away {
+                    inputs.push((t, SimInput::Reading(Reading::Square(sq, state))));
+                }
             }
-        }
-        if let Some(link) = link {
-            away = matches!(link, SimInput::Link(LinkState::Lost));
-            inputs.push((*t, link.clone()));
-            if !away {
-                // The board reports its whole board when it is back.
+            Pulled => {
+                away = true;
+                inputs.push((t, SimInput::Link(LinkState::Lost)));
+            }
+            Back => {
+                away = false;
+                inputs.push((t, SimInput::Link(LinkState::Reconnected)));
                 inputs.push((t + 30, SimInput::Reading(Reading::occupancy(occ.0))));
             }
         }
