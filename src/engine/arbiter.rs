@@ -288,6 +288,7 @@ pub struct Engine {
     pub(super) agree_after: Millis,
     /// Nor before this time: a story cheaper than the record's told its moves otherwise, if
     /// not by the margin a correction wants (the readings to come may still tell them apart).
+    /// (A cell: set while the stories are compared, which borrow the engine.)
     pub(super) rival_until: std::cell::Cell<Millis>,
     /// A move being recorded was complete at this time (a story's move taken afterwards): its
     /// clock is charged to then.

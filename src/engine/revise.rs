@@ -554,13 +554,14 @@ impl Engine {
         {
             best.clone()
         } else {
-            // An illegal move held back that legal moves explain more cheaply, if not by the
-            // margin: not ruled while the board may still tell.
+            // A cheaper story, if not by the margin: the record is not agreed meanwhile (see
+            // `rival_until`).
             if best.cost < record_cost && !keeps(best) {
-                // (The record is not agreed meanwhile: see `rival_until`.)
                 let until = self.now + stories::OWED_PATIENCE_MS;
                 self.rival_until.set(self.rival_until.get().max(until));
             }
+            // An illegal move held back that legal moves explain more cheaply, if not by the
+            // margin: not ruled while the board may still tell.
             if held_illegal && !still && best.cost < record_cost && !keeps(best) {
                 return Revision::Waiting;
             }
