@@ -71,6 +71,12 @@ impl Script {
                 .push((self.t, SimInput::Reading(Reading::Square(sq, state))));
         }
     }
+    /// Steps at the times given (ms, not before the last), each a square read empty or full.
+    fn steps_at(&mut self, steps: &[(Millis, Square, bool)]) {
+        for &(t, sq, occupied) in steps {
+            self.step_after(t.saturating_sub(self.t), sq, occupied);
+        }
+    }
     fn lift(&mut self, sq: Square) {
         self.step(sq, false);
     }
@@ -605,74 +611,45 @@ fn a_capture_made_while_the_cable_was_out_on_a_square_that_stayed_full_is_read_b
     // was then a pawn of black's lifted by white, and nothing more was recorded. (From a game
     // of the bench, `pulls` at 40 ms.)
     let start = position("r3r1k1/6p1/2p2p2/1pN5/5R2/4p3/1Q4PP/4R2K w - - 0 41");
-    // (A time, and a square read empty or full; or the cable pulled or back, the board
-    // reporting its whole board 30 ms after it is back.)
-    enum Step {
-        Lift(Square),
-        Place(Square),
-        Pulled,
-        Back,
-    }
-    use Step::{Back, Lift, Place, Pulled};
-    let steps = [
-        (1197, Place(Square::G1)),
-        (1264, Lift(Square::H1)),
-        (1675, Pulled),
-        (1800, Lift(Square::A8)),
-        (2000, Place(Square::A4)),
-        (2200, Lift(Square::B2)),
-        (2400, Place(Square::B3)),
-        (2437, Back),
-        (2910, Lift(Square::A4)),
-        (2975, Place(Square::B4)),
-        (2978, Lift(Square::B4)),
-        (2982, Place(Square::B4)),
-        (3048, Lift(Square::B4)),
-        (3103, Place(Square::C4)),
-        (3274, Lift(Square::F4)),
-        (3721, Pulled),
-        (3900, Place(Square::F6)),
-        (4302, Back),
-        (4677, Lift(Square::G8)),
-        (5452, Place(Square::H7)),
-        (5549, Lift(Square::C5)),
-        (5813, Place(Square::E6)),
-        (5814, Lift(Square::E6)),
-        (5815, Place(Square::E6)),
-        (6069, Lift(Square::H7)),
-        (6643, Place(Square::G8)),
-        (6646, Lift(Square::G8)),
-        (6648, Place(Square::G8)),
-        (7042, Lift(Square::F6)),
-        (7046, Place(Square::F6)),
-        (7049, Lift(Square::F6)),
-        (7836, Place(Square::G6)),
-    ];
-    let mut occ = start.board().occupied();
-    let mut away = false;
-    let mut inputs = Vec::new();
-    for (t, step) in steps {
-        match step {
-            Lift(sq) | Place(sq) => {
-                let occupied = matches!(step, Place(_));
-                occ.set(sq, occupied);
-                let state = if occupied { OCCUPIED } else { EMPTY };
-                if !away {
-                    inputs.push((t, SimInput::Reading(Reading::Square(sq, state))));
-                }
-            }
-            Pulled => {
-                away = true;
-                inputs.push((t, SimInput::Link(LinkState::Lost)));
-            }
-            Back => {
-                away = false;
-                inputs.push((t, SimInput::Link(LinkState::Reconnected)));
-                inputs.push((t + 30, SimInput::Reading(Reading::occupancy(occ.0))));
-            }
-        }
-    }
-    let (engine, _) = sim::run(Settings::default(), &start, &inputs, 5000);
+    let mut s = Script::new(&start);
+    s.steps_at(&[(1197, Square::G1, true), (1264, Square::H1, false)]);
+    s.pull();
+    s.steps_at(&[
+        (1800, Square::A8, false),
+        (2000, Square::A4, true),
+        (2200, Square::B2, false),
+        (2400, Square::B3, true),
+    ]);
+    s.plug();
+    s.steps_at(&[
+        (2910, Square::A4, false),
+        (2975, Square::B4, true),
+        (2978, Square::B4, false),
+        (2982, Square::B4, true),
+        (3048, Square::B4, false),
+        (3103, Square::C4, true),
+        (3274, Square::F4, false),
+    ]);
+    s.pull();
+    s.steps_at(&[(3900, Square::F6, true)]);
+    s.plug();
+    s.steps_at(&[
+        (4677, Square::G8, false),
+        (5452, Square::H7, true),
+        (5549, Square::C5, false),
+        (5813, Square::E6, true),
+        (5814, Square::E6, false),
+        (5815, Square::E6, true),
+        (6069, Square::H7, false),
+        (6643, Square::G8, true),
+        (6646, Square::G8, false),
+        (6648, Square::G8, true),
+        (7042, Square::F6, false),
+        (7046, Square::F6, true),
+        (7049, Square::F6, false),
+        (7836, Square::G6, true),
+    ]);
+    let (engine, _) = sim::run(Settings::default(), &start, &s.inputs, 5000);
     assert_eq!(
         uci(&engine),
         ["h1g1", "a8a4", "b2b3", "a4c4", "f4f6", "g8h7", "c5e6", "h7g8", "f6g6"]

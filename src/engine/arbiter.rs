@@ -288,8 +288,7 @@ pub struct Engine {
     pub(super) agree_after: Millis,
     /// Nor before this time: a story cheaper than the record's told its moves otherwise, if
     /// not by the margin a correction wants (the readings to come may still tell them apart).
-    /// (A cell: set while the stories are compared, which borrow the engine.)
-    pub(super) rival_until: std::cell::Cell<Millis>,
+    pub(super) rival_until: Millis,
     /// A move being recorded was complete at this time (a story's move taken afterwards): its
     /// clock is charged to then.
     pub(super) moving_at: Option<Millis>,
@@ -386,7 +385,7 @@ impl Engine {
             rulings: Vec::new(),
             plain_run: 0,
             agree_after: 0,
-            rival_until: std::cell::Cell::new(0),
+            rival_until: 0,
             moving_at: None,
             correcting: false,
             refusing: false,
@@ -924,7 +923,7 @@ impl Engine {
         let clean = self.plain_run as usize >= since && self.rulings.is_empty();
         // (Bounded: a story older than this many plies, or a log this long, is agreed.)
         let old = since > AGREE_AFTER_PLIES || self.log.len() > AGREE_AFTER_OBSERVATIONS;
-        let doubted = t < self.agree_after || t < self.rival_until.get();
+        let doubted = t < self.agree_after || t < self.rival_until;
         if plain && (clean || self.plain_run >= 2) && !doubted || old {
             // (The point before kept, to read again from: see `prior`.)
             let len = self.game.plies.len();
@@ -1060,7 +1059,7 @@ impl Engine {
         self.log.clear();
         self.plain_run = 0;
         self.agree_after = 0;
-        self.rival_until.set(0);
+        self.rival_until = 0;
         self.agree(self.now);
         self.checkpoint();
     }

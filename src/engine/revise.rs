@@ -12,7 +12,7 @@ use shakmaty::san::SanPlus;
 use shakmaty::{Chess, Move, Position, Role, Square};
 
 use super::arbiter::{
-    Credit, Engine, Fruitless, Held, Hold, LastSaid, Mismatch, Phase, AGREE_AFTER_PLIES,
+    Credit, Engine, Fruitless, Held, Hold, LastSaid, Mismatch, Phase, Ruling, AGREE_AFTER_PLIES,
 };
 use super::decoder::debounce::EMPTY;
 use super::decoder::log::{Seen, Trace};
@@ -363,9 +363,11 @@ impl Engine {
     /// The rulings since the agreed point that `story` does not bear out: given in a turn it
     /// does not reach as the record did (after it leaves the record), or on a placement it
     /// reads as part of a legal move.
-    fn not_borne_out(&self, story: &Story, common: usize) -> bool {
-        self.rulings.iter().any(|r| {
-            r.plies > self.agreed.plies + common
+    /// (Of the rulings and the agreed plies, not the engine: the stories are compared with it
+    /// while the engine notes what the comparison tells.)
+    fn not_borne_out(rulings: &[Ruling], agreed: usize, story: &Story, common: usize) -> bool {
+        rulings.iter().any(|r| {
+            r.plies > agreed + common
                 || r.placed
                     .is_some_and(|i| story.matched.binary_search(&i).is_ok())
         })
@@ -493,8 +495,12 @@ impl Engine {
                         && matches!(&s.beyond, Verdict::Moves(shown) if shown.contains(&m))
             })
         };
-        let keeps =
-            |s: &Story| s.moves.starts_with(&announced) && !self.not_borne_out(s, n) && !ruled(s);
+        let (rulings, agreed) = (&self.rulings, self.agreed.plies);
+        let keeps = |s: &Story| {
+            s.moves.starts_with(&announced)
+                && !Self::not_borne_out(rulings, agreed, s, n)
+                && !ruled(s)
+        };
         let best = match found.stories.iter().find(|s| !ruled(s)) {
             Some(b) => b.clone(),
             None => return Revision::Current,
@@ -555,15 +561,13 @@ impl Engine {
             best.clone()
         } else {
             // A cheaper story, if not by the margin: the record is not agreed meanwhile (see
-            // `rival_until`).
+            // `rival_until`), and an illegal move held back that it explains is not ruled
+            // while the board may still tell.
             if best.cost < record_cost && !keeps(best) {
-                let until = self.now + stories::OWED_PATIENCE_MS;
-                self.rival_until.set(self.rival_until.get().max(until));
-            }
-            // An illegal move held back that legal moves explain more cheaply, if not by the
-            // margin: not ruled while the board may still tell.
-            if held_illegal && !still && best.cost < record_cost && !keeps(best) {
-                return Revision::Waiting;
+                self.rival_until = self.rival_until.max(self.now + stories::OWED_PATIENCE_MS);
+                if held_illegal && !still {
+                    return Revision::Waiting;
+                }
             }
             match kept {
                 Some(k) if k.cost <= record_cost => k,
