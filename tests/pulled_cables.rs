@@ -77,6 +77,22 @@ impl Script {
             self.step_after(t.saturating_sub(self.t), sq, occupied);
         }
     }
+    /// The board reports its whole board at `t` (ms), as `occupied` (a bit a square, a1 first):
+    /// readings lost since show in it.
+    fn report_at(&mut self, t: Millis, occupied: u64) {
+        self.t = self.t.max(t);
+        self.occ = Bitboard(occupied);
+        self.inputs
+            .push((self.t, SimInput::Reading(Reading::occupancy(occupied))));
+    }
+    /// The cable pulled at `t` (ms), and back at `back`: the board reports its whole board
+    /// after, as [`Script::report_at`] gives it.
+    fn away_at(&mut self, t: Millis, back: Millis) {
+        self.inputs.push((t, SimInput::Link(LinkState::Lost)));
+        self.inputs
+            .push((back, SimInput::Link(LinkState::Reconnected)));
+        self.t = self.t.max(back);
+    }
     fn lift(&mut self, sq: Square) {
         self.step(sq, false);
     }
@@ -654,4 +670,141 @@ fn a_capture_made_while_the_cable_was_out_on_a_square_that_stayed_full_is_read_b
         uci(&engine),
         ["h1g1", "a8a4", "b2b3", "a4c4", "f4f6", "g8h7", "c5e6", "h7g8", "f6g6"]
     );
+}
+
+#[test]
+fn a_record_kept_open_for_a_rival_is_agreed_on_when_the_cable_is_pulled_again() {
+    // 31...Qb7 32.Rd6 made while the cable was out, then 32...Ra4 33.Ng5 read together: a
+    // rival as cheap, ending elsewhere, keeps the record from being agreed on for the moves
+    // that may tell them apart. Eight plies on, with the record not yet agreed, the cable is
+    // pulled again while 37.Rb6 Qxb6 38.Bxb6 are made. The record is agreed on as it stood
+    // when the board was lost: held open on, the stories from the point agreed before both
+    // gaps grew too dear to be found, and nothing more was recorded. (From a game of the
+    // bench, `pulls` at 200 ms.)
+    let start = position("rqr3k1/6pp/4p3/1p2P3/8/4BN1P/PQ3PP1/3R2K1 b - - 0 31");
+    let mut s = Script::new(&start);
+    s.report_at(1484, 0x45c2101200b06348);
+    s.steps_at(&[(1734, Square::D6, true), (1811, Square::D1, false)]);
+    s.away_at(2215, 3119);
+    s.report_at(3165, 0x44c2181201906340);
+    s.steps_at(&[
+        (3165, Square::G5, true),
+        (3680, Square::H7, false),
+        (4034, Square::H6, true),
+        (4038, Square::H6, false),
+        (4039, Square::H6, true),
+    ]);
+    s.report_at(4554, 0x4442981201b06340);
+    s.steps_at(&[
+        (4974, Square::C8, false),
+        (5026, Square::B8, true),
+        (5076, Square::B8, false),
+        (5078, Square::B8, true),
+        (5079, Square::B8, false),
+        (5137, Square::A8, true),
+    ]);
+    s.report_at(5711, 0x4142981201b0e300);
+    s.steps_at(&[
+        (6019, Square::A2, false),
+        (6854, Square::A4, false),
+        (6855, Square::A4, true),
+        (6859, Square::A4, false),
+        (6921, Square::A2, true),
+        (6924, Square::A2, false),
+        (6928, Square::A2, true),
+        (7398, Square::B2, false),
+        (7853, Square::B1, true),
+        (8076, Square::B5, false),
+        (8882, Square::B4, true),
+    ]);
+    s.away_at(8940, 9864);
+    s.report_at(9962, 0x4142921002b0e102);
+    s.steps_at(&[
+        (9984, Square::B6, false),
+        (9985, Square::B6, true),
+        (9988, Square::B6, false),
+        (10217, Square::B7, false),
+        (10589, Square::B6, true),
+        (11276, Square::B6, false),
+        (11279, Square::B6, true),
+        (11280, Square::B6, false),
+        (11586, Square::E3, false),
+        (11587, Square::E3, true),
+        (11590, Square::E3, false),
+        (12252, Square::B6, true),
+        (12254, Square::B6, false),
+        (12256, Square::B6, true),
+        (12584, Square::A8, false),
+        (12899, Square::D8, true),
+        (13147, Square::H2, false),
+        (13770, Square::G3, true),
+    ]);
+
+    let (engine, _) = sim::run(Settings::default(), &start, &s.inputs, 5000);
+    let played = "b8b7 d1d6 a8a4 f3g5 h7h6 g5f3 c8a8 g1h2 a4a2 b2b1 b5b4 d6b6 b7b6 e3b6 a8d8 h2g3";
+    let recorded = uci(&engine);
+    assert!(recorded.len() >= 14, "recorded {recorded:?}");
+    assert_eq!(recorded.join(" "), played[..recorded.join(" ").len()]);
+}
+
+#[test]
+fn a_capture_read_otherwise_while_the_cable_was_out_is_corrected_by_the_moves_after() {
+    // 13.Nf3, and the cable out while 13...Qxc5 14.Bd3 are made: the report after shows d4
+    // and f1 empty, d3 full. As cheap, and ending elsewhere: 13...Qd3 14.Bxd3 (the queen
+    // taken, the pawn on c5 standing). The moves after may tell them apart, and the record
+    // is not agreed on meanwhile: 16...Qd5, the queen leaving c5, tells it, and the record
+    // is corrected. Before, the record was agreed on two plain moves after the gap, and
+    // 14.Bxd3 stayed. (From a game of the bench, `pulls` at 300 ms.)
+    let start = position("rnb1k2r/4b1pp/p1p1p3/1pPn4/3q4/P1N2N2/1P1B1PPP/R2QKB1R b KQkq - 2 13");
+    let mut s = Script::new(&start);
+    s.away_at(1504, 2927);
+    s.report_at(2987, 0x97d0150e002dea99);
+    s.steps_at(&[
+        (3149, Square::E7, false),
+        (3150, Square::E7, true),
+        (3151, Square::E7, false),
+        (3939, Square::F6, true),
+        (3940, Square::F6, false),
+        (3944, Square::F6, true),
+        (4603, Square::E1, false),
+        (4606, Square::E1, true),
+        (4608, Square::E1, false),
+        (5043, Square::G1, true),
+        (5629, Square::H1, false),
+        (6041, Square::F1, true),
+        (6699, Square::C3, false),
+        (6702, Square::C3, true),
+        (6705, Square::C3, false),
+        (7563, Square::D5, false),
+        (8191, Square::C3, true),
+        (8529, Square::D2, false),
+        (8530, Square::D2, true),
+        (8533, Square::D2, false),
+        (8883, Square::C3, false),
+        (9548, Square::C3, true),
+        (10174, Square::D5, true),
+        (10227, Square::C5, false),
+        (10852, Square::C2, true),
+        (10921, Square::D1, false),
+        (11226, Square::D5, false),
+        (11470, Square::H5, true),
+        (11833, Square::A1, false),
+        (12024, Square::D1, true),
+    ]);
+    s.away_at(12333, 13611);
+    s.report_at(13692, 0x97c015820029e668);
+    s.steps_at(&[
+        (13816, Square::C3, true),
+        (13819, Square::C3, false),
+        (13823, Square::C3, true),
+    ]);
+
+    let (engine, _) = sim::run(Settings::default(), &start, &s.inputs, 5000);
+    let played = "d4c5 f1d3 e7f6 e1g1 d5c3 d2c3 c5d5 d1c2 d5h5 a1d1 f6c3 d3e4 a6a5 a3a4 a8a7";
+    let recorded = uci(&engine).join(" ");
+    assert!(
+        recorded.len() >= "d4c5 f1d3 e7f6 e1g1 d5c3 d2c3 c5d5".len(),
+        "{recorded}"
+    );
+    assert_eq!(recorded, played[..recorded.len()]);
 }

@@ -289,6 +289,17 @@ pub struct Engine {
     /// Nor before this time: a story cheaper than the record's told its moves otherwise, if
     /// not by the margin a correction wants (the readings to come may still tell them apart).
     pub(super) rival_until: Millis,
+    /// Nor before the record has this many plies: a story was taken that a rival as cheap,
+    /// ending elsewhere, told otherwise (a rook and a queen that swapped squares while the
+    /// board was not heard), and the moves after it may still tell them apart (the first
+    /// move only one of them can make), read again from before it.
+    /// (Since the time it was taken; not after the board was not heard again since: its
+    /// report tells more than the moves, and the stories from before both gaps grow too dear.)
+    pub(super) rival_plies: Option<(usize, Millis)>,
+    /// The record as it stood (its plies) at this time would have been agreed on but for
+    /// `rival_plies`: it is, when the board is lost before the next move (the stories from
+    /// before the gap to come would grow too dear to be found).
+    pub(super) rival_held: Option<(usize, Millis)>,
     /// A move being recorded was complete at this time (a story's move taken afterwards): its
     /// clock is charged to then.
     pub(super) moving_at: Option<Millis>,
@@ -386,6 +397,8 @@ impl Engine {
             plain_run: 0,
             agree_after: 0,
             rival_until: 0,
+            rival_plies: None,
+            rival_held: None,
             moving_at: None,
             correcting: false,
             refusing: false,
@@ -661,6 +674,7 @@ impl Engine {
         self.gap_pending = matches!(state, LinkState::Reconnected | LinkState::Connected);
         if self.link_down || self.gap_pending {
             self.gap_from.get_or_insert(t);
+            self.agree_held();
         }
         self.emit(
             out,
@@ -924,7 +938,10 @@ impl Engine {
         // (Bounded: a story older than this many plies, or a log this long, is agreed.)
         let old = since > AGREE_AFTER_PLIES || self.log.len() > AGREE_AFTER_OBSERVATIONS;
         let doubted = t < self.agree_after || t < self.rival_until;
-        if plain && (clean || self.plain_run >= 2) && !doubted || old {
+        let due = plain && (clean || self.plain_run >= 2) && !doubted;
+        let rivalled = due && !old && self.rivalled();
+        self.rival_held = rivalled.then_some((self.game.plies.len(), t));
+        if due && !rivalled || old {
             // (The point before kept, to read again from: see `prior`.)
             let len = self.game.plies.len();
             // (Made in the room of the one before: one for every move.)
@@ -941,6 +958,24 @@ impl Engine {
             self.prior = prior;
         }
         self.checkpoint();
+    }
+
+    /// The record held back from the agreement by a rival (`rival_held`), no move since: agreed
+    /// on as it was then (the state kept at the start of this turn stays).
+    fn agree_held(&mut self) {
+        let plies = self.game.plies.len();
+        if let Some((_, t)) = self.rival_held.take().filter(|&(p, _)| p == plies) {
+            self.agree_in_turn(t);
+        }
+    }
+
+    /// A story taken over a rival ending elsewhere may still be told from it (`rival_plies`).
+    fn rivalled(&self) -> bool {
+        self.rival_plies.is_some_and(|(plies, since)| {
+            self.game.plies.len() < plies
+                && self.gap_from.is_none()
+                && !self.gaps.iter().any(|g| g.from > since)
+        })
     }
 
     /// Every explanation agrees on the record up to now: the log starts afresh after `t`.
@@ -965,10 +1000,16 @@ impl Engine {
     /// The board shows the record again after a long turn: agreed on as it stands, now (the
     /// state kept at the start of this turn stays, for a correction of its move).
     pub(super) fn agree_standing(&mut self) {
+        self.agree_in_turn(self.now);
+    }
+
+    /// Agreed on the record at `t`, in the turn after its last ply: the state kept at the start
+    /// of this turn stays.
+    fn agree_in_turn(&mut self, t: Millis) {
         let plies = self.game.plies.len();
         let mut kept = std::mem::take(&mut self.checkpoints);
         kept.retain(|c| c.plies >= plies);
-        self.agree(self.now);
+        self.agree(t);
         self.checkpoints = kept;
     }
 
@@ -1060,6 +1101,8 @@ impl Engine {
         self.plain_run = 0;
         self.agree_after = 0;
         self.rival_until = 0;
+        self.rival_plies = None;
+        self.rival_held = None;
         self.agree(self.now);
         self.checkpoint();
     }

@@ -40,6 +40,9 @@ pub(super) enum Revision {
 const CORRECTION_MARGIN: u32 = 3;
 /// Stories within this much of the best are its rivals: the board does not tell them apart.
 const RIVALS: u32 = 1;
+/// Plies after a story taken over a rival ending elsewhere before the record is agreed on
+/// (see `rival_plies`).
+const RIVAL_OPEN_PLIES: usize = 8;
 /// Stories kept beyond the cheapest.
 const MARGIN: u32 = 3;
 /// Moves a story may have beyond the record: as many as people make while a late reading is
@@ -616,6 +619,15 @@ impl Engine {
             if s.moves.len() > candidate.moves.len() && s.moves.starts_with(&candidate.moves) {
                 continue;
             }
+            // (The record's story and a rival that tells the moves announced otherwise, the
+            // moves beyond them alike: the rival the record was taken over, kept open while
+            // the moves may still tell it (`rival_plies`). The moves beyond are told.)
+            let beyond_alike = s.moves.len() == candidate.moves.len()
+                && s.moves.get(n..) == candidate.moves.get(n..)
+                && common(&s.moves, &announced) < n;
+            if beyond_alike && keeps(&candidate) {
+                continue;
+            }
             if same(&s.position(&start), &end) {
                 same_end |= s.cost <= candidate.cost;
             } else {
@@ -734,6 +746,10 @@ impl Engine {
         }
         let kept = common(&candidate.moves, &announced);
         let doubted_from = kept_rivalled_from(&found, &candidate, &start, kept);
+        if other_end.is_some() {
+            let plies = self.agreed.plies + candidate.moves.len() + RIVAL_OPEN_PLIES;
+            self.rival_plies = Some((plies, self.now));
+        }
         let unsure = unsure
             || doubted_from.is_some()
             || self.another_order(&start, &candidate, n)
