@@ -293,9 +293,7 @@ pub struct Engine {
     /// ending elsewhere, told otherwise (a rook and a queen that swapped squares while the
     /// board was not heard), and the moves after it may still tell them apart (the first
     /// move only one of them can make), read again from before it.
-    /// (Since the time it was taken; not after the board was not heard again since: its
-    /// report tells more than the moves, and the stories from before both gaps grow too dear.)
-    pub(super) rival_plies: Option<(usize, Millis)>,
+    pub(super) rival_plies: usize,
     /// The record as it stood (its plies) at this time would have been agreed on but for
     /// `rival_plies`: it is, when the board is lost before the next move (the stories from
     /// before the gap to come would grow too dear to be found).
@@ -397,7 +395,7 @@ impl Engine {
             plain_run: 0,
             agree_after: 0,
             rival_until: 0,
-            rival_plies: None,
+            rival_plies: 0,
             rival_held: None,
             moving_at: None,
             correcting: false,
@@ -939,7 +937,7 @@ impl Engine {
         let old = since > AGREE_AFTER_PLIES || self.log.len() > AGREE_AFTER_OBSERVATIONS;
         let doubted = t < self.agree_after || t < self.rival_until;
         let due = plain && (clean || self.plain_run >= 2) && !doubted;
-        let rivalled = due && !old && self.rivalled();
+        let rivalled = due && !old && self.game.plies.len() < self.rival_plies;
         self.rival_held = rivalled.then_some((self.game.plies.len(), t));
         if due && !rivalled || old {
             // (The point before kept, to read again from: see `prior`.)
@@ -967,15 +965,6 @@ impl Engine {
         if let Some((_, t)) = self.rival_held.take().filter(|&(p, _)| p == plies) {
             self.agree_in_turn(t);
         }
-    }
-
-    /// A story taken over a rival ending elsewhere may still be told from it (`rival_plies`).
-    fn rivalled(&self) -> bool {
-        self.rival_plies.is_some_and(|(plies, since)| {
-            self.game.plies.len() < plies
-                && self.gap_from.is_none()
-                && !self.gaps.iter().any(|g| g.from > since)
-        })
     }
 
     /// Every explanation agrees on the record up to now: the log starts afresh after `t`.
@@ -1101,7 +1090,7 @@ impl Engine {
         self.plain_run = 0;
         self.agree_after = 0;
         self.rival_until = 0;
-        self.rival_plies = None;
+        self.rival_plies = 0;
         self.rival_held = None;
         self.agree(self.now);
         self.checkpoint();

@@ -748,7 +748,7 @@ impl Engine {
         let doubted_from = kept_rivalled_from(&found, &candidate, &start, kept);
         if other_end.is_some() {
             let plies = self.agreed.plies + candidate.moves.len() + RIVAL_OPEN_PLIES;
-            self.rival_plies = Some((plies, self.now));
+            self.rival_plies = plies;
         }
         let unsure = unsure
             || doubted_from.is_some()
