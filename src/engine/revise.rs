@@ -747,8 +747,7 @@ impl Engine {
         let kept = common(&candidate.moves, &announced);
         let doubted_from = kept_rivalled_from(&found, &candidate, &start, kept);
         if other_end.is_some() {
-            let plies = self.agreed.plies + candidate.moves.len() + RIVAL_OPEN_PLIES;
-            self.rival_plies = plies;
+            self.rival_plies = self.agreed.plies + candidate.moves.len() + RIVAL_OPEN_PLIES;
         }
         let unsure = unsure
             || doubted_from.is_some()
